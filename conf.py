@@ -1,0 +1,85 @@
+"""Sphinx configuration of the runnable PyTorch 2 cheat sheet (source directory: docs/)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parent.resolve()
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+# -- Project information -----------------------------------------------------
+
+project = "PyTorch 2 runnable cheat sheet"
+author = "The cheat sheet authors"
+copyright = "2026, the cheat sheet authors"
+
+# -- General configuration ---------------------------------------------------
+
+extensions = [
+    "myst_parser",
+    "sphinx_copybutton",
+    "sphinx_gallery.gen_gallery",
+    "sitebuild",
+]
+root_doc = "index"
+stamp_pages = ["index"]
+
+# -- MyST --------------------------------------------------------------------
+
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# -- sphinx-gallery ----------------------------------------------------------
+
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "gallery",
+    # Every file in examples/ is executed: no name decides whether a page runs.
+    "filename_pattern": r".*",
+    "ignore_pattern": r"__init__\.py",
+    "subsection_order": ["../examples/basics", "../examples/pytorch2", "*"],
+    "within_subsection_order": "sitebuild.HeaderOrder",
+    "reset_modules": ("matplotlib", "sitebuild.reset_state"),
+    "capture_repr": ("_repr_html_", "__repr__"),
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "show_memory": False,
+    "show_signature": False,
+    "line_numbers": False,
+    "min_reported_time": 0,
+    "thumbnail_size": (400, 280),
+}
+
+# -- Copy button -------------------------------------------------------------
+
+# Copying a ">>> "/"... " or "$ " block yields only the code, without prompts or output.
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_remove_prompts = True
+
+# -- HTML output -------------------------------------------------------------
+
+html_theme = "pydata_sphinx_theme"
+html_title = "PyTorch 2 cheat sheet"
+html_static_path = ["docs/_static"]
+html_css_files = ["cheatsheet.css"]
+html_show_sourcelink = False
+html_copy_source = False
+html_theme_options = {
+    "navigation_with_keys": True,
+    "show_toc_level": 2,
+    "navbar_align": "left",
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+    "header_links_before_dropdown": 6,
+}
+html_sidebars = {"index": [], "quickref": []}
+
+# -- Nitpicky ----------------------------------------------------------------
+
+nitpicky = True

@@ -1,0 +1,81 @@
+"""Build hooks of this site: per-example state reset, page order, the build-machine stamp."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from cheatsheet import environment
+
+_DEFAULT_THREADS = torch.get_num_threads()
+
+
+def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> None:
+    """Give every example the same fresh start: seeds, default device and dtype, caches.
+
+    sphinx-gallery runs all examples in one interpreter; without this, a page
+    that sets a default device or compiles a function would change the output
+    of the pages after it.
+    """
+    random.seed(0)
+    np.random.seed(0)
+    torch.manual_seed(0)
+    torch.set_default_device(None)
+    torch.set_default_dtype(torch.float32)
+    torch.set_grad_enabled(True)
+    torch.use_deterministic_algorithms(False)
+    torch.set_num_threads(_DEFAULT_THREADS)
+    torch.set_printoptions(profile="default")
+    torch.set_float32_matmul_precision("highest")
+    torch._dynamo.reset()
+
+
+class HeaderOrder:
+    """Order examples as their folder's ``GALLERY_HEADER.rst`` first names them.
+
+    The header of each topic links its pages in reading order, so that list
+    is the one place the order is written. Pages it does not name follow,
+    alphabetically.
+    """
+
+    def __init__(self, src_dir: str | os.PathLike[str]) -> None:
+        self.src_dir = Path(src_dir)
+
+    def __call__(self, filename: str) -> tuple[int, str]:
+        header = self.src_dir / "GALLERY_HEADER.rst"
+        text = header.read_text(encoding="utf-8") if header.exists() else ""
+        stem = Path(filename).stem
+        found = re.search(rf"(?<![A-Za-z0-9_]){re.escape(stem)}\.py", text)
+        return (found.start() if found else len(text) + 1, stem)
+
+    def __repr__(self) -> str:  # sphinx-gallery hashes the repr into its cache key
+        return f"HeaderOrder({self.src_dir.name!r})"
+
+
+class BuildStampDirective(SphinxDirective):
+    """``.. build-stamp::`` renders :func:`cheatsheet.environment` as a table."""
+
+    def run(self) -> list[nodes.Node]:
+        return [nodes.raw("", environment()._repr_html_(), format="html")]
+
+
+def _always_reread_stamped(app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]) -> list[str]:
+    # The stamp describes the machine and date of *this* build, so pages that
+    # show it are read again each time, even when their source did not change.
+    return [doc for doc in app.config.stamp_pages if doc in env.found_docs]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("stamp_pages", [], "env")
+    app.add_directive("build-stamp", BuildStampDirective)
+    app.connect("env-get-outdated", _always_reread_stamped)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

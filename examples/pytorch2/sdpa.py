@@ -1,0 +1,11 @@
+r"""
+Scaled dot-product attention
+============================
+
+Placeholder while the pipeline is tested.
+"""
+
+# %%
+import torch
+
+torch.ones(2)
