@@ -38,7 +38,13 @@ sphinx_gallery_conf = {
     # Every file in examples/ is executed: no name decides whether a page runs.
     "filename_pattern": r".*",
     "ignore_pattern": r"__init__\.py",
-    "subsection_order": ["../examples/basics", "../examples/pytorch2", "*"],
+    "subsection_order": [
+        "../examples/basics",
+        "../examples/pytorch2",
+        "../examples/reference_tensors",
+        "../examples/reference_tools",
+        "*",
+    ],
     "within_subsection_order": "sitebuild.HeaderOrder",
     "reset_modules": ("matplotlib", "sitebuild.reset_state"),
     "capture_repr": ("_repr_html_", "__repr__"),
