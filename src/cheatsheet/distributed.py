@@ -1,0 +1,541 @@
+"""Run a function on several local processes, the way a distributed job runs, and show its output.
+
+:func:`run` starts one process per rank on this machine with the environment
+``torch.distributed`` expects (``MASTER_ADDR``, ``MASTER_PORT``, ``RANK``,
+``WORLD_SIZE``, ``LOCAL_RANK``), captures everything each rank writes to its
+stdout and stderr (C++ output of gloo and c10d included), prints it in rank
+order as ``[rank N] ...`` lines, and returns every rank's return value.
+
+Processes are started with ``fork`` on Linux, so a function defined in a
+script, a notebook or a sphinx-gallery page works as is. Elsewhere (macOS,
+Windows) they are started with ``spawn``, which needs ``fn`` to be importable
+from a module (defined at the top level of a file other than ``__main__``) and
+its arguments picklable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import multiprocessing
+import os
+import pickle
+import signal
+import socket
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "DistributedRunError",
+    "DistributedTimeoutError",
+    "RunResult",
+    "free_port",
+    "run",
+]
+
+#: Seconds :func:`run` waits for all ranks before it kills them.
+DEFAULT_TIMEOUT_S = 120.0
+
+# How long a rank that was sent SIGTERM gets before SIGKILL.
+_TERM_GRACE_S = 1.0
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What every rank of a :func:`run` printed and returned.
+
+    Attributes
+    ----------
+    world_size : int
+        Number of ranks that ran.
+    lines : tuple of tuple of str
+        ``lines[rank]``: the lines that rank wrote to stdout and stderr, in order.
+    values : tuple
+        ``values[rank]``: what ``fn`` returned on that rank.
+    elapsed_s : float
+        Wall-clock time from starting the first process to the last one's exit, in seconds.
+    start_method : str
+        ``"fork"`` or ``"spawn"``.
+    pids : tuple of int
+        Process id of each rank (all of them have exited).
+    """
+
+    world_size: int
+    lines: tuple[tuple[str, ...], ...]
+    values: tuple[Any, ...]
+    elapsed_s: float
+    start_method: str
+    pids: tuple[int, ...]
+
+    def output(self) -> str:
+        """Return every rank's lines, in rank order, each prefixed ``[rank N]``."""
+        return _format_lines(self.lines)
+
+
+class DistributedRunError(RuntimeError):
+    """A rank of :func:`run` raised an exception or died.
+
+    Attributes
+    ----------
+    rank : int
+        The first rank seen to fail.
+    exitcode : int or None
+        Its exit code (negative: killed by that signal).
+    lines : tuple of tuple of str
+        What each rank printed before the run stopped.
+    pids : tuple of int
+        Process id of each rank (all of them have been stopped).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rank: int,
+        exitcode: int | None,
+        lines: tuple[tuple[str, ...], ...],
+        pids: tuple[int, ...],
+    ) -> None:
+        super().__init__(message)
+        self.rank = rank
+        self.exitcode = exitcode
+        self.lines = lines
+        self.pids = pids
+
+
+class DistributedTimeoutError(TimeoutError):
+    """Ranks of :func:`run` were still running after ``timeout_s`` seconds.
+
+    Attributes
+    ----------
+    running : tuple of int
+        The ranks that had not finished (all of them have been killed).
+    lines : tuple of tuple of str
+        What each rank printed before it was stopped.
+    pids : tuple of int
+        Process id of each rank.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        running: tuple[int, ...],
+        lines: tuple[tuple[str, ...], ...],
+        pids: tuple[int, ...],
+    ) -> None:
+        super().__init__(message)
+        self.running = running
+        self.lines = lines
+        self.pids = pids
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """Return a TCP port on ``host`` that nothing listens on right now.
+
+    The operating system picks it; another program could take it before it is
+    used, which on a build machine is rare enough to ignore.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _format_lines(lines: Sequence[Sequence[str]]) -> str:
+    return "\n".join(f"[rank {rank}] {line}" for rank, own in enumerate(lines) for line in own)
+
+
+def _start_method() -> str:
+    # fork is the only method that runs a function defined in __main__, a notebook or a
+    # sphinx-gallery page. It is safe on Linux; on macOS system libraries break after fork.
+    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "spawn"
+
+
+def _check_importable(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    name = getattr(fn, "__qualname__", repr(fn))
+    module = getattr(fn, "__module__", None)
+    if module == "__main__" or "<locals>" in name:
+        raise ValueError(
+            f"run() starts processes with 'spawn' on {sys.platform}, and spawn can only run a "
+            f"function it can import; {name!r} is defined in {module!r}. Move it to the top "
+            "level of a module that is not __main__ (e.g. ranks.py) and import it from there"
+        )
+    try:
+        pickle.dumps((fn, args))
+    except Exception as exc:
+        raise ValueError(
+            f"run() starts processes with 'spawn' on {sys.platform}, which pickles fn and args; "
+            f"pickling failed ({exc}). Use a top-level function and picklable arguments"
+        ) from exc
+
+
+def _rebind_std_streams() -> None:
+    """Point ``sys.stdout``/``sys.stderr`` at file descriptors 1 and 2.
+
+    After fork the child inherits the parent's Python stream objects, which may
+    be in-memory captures (sphinx-gallery, pytest, Jupyter); the output would
+    stay in the child's copy of them and be lost.
+    """
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        stream = io.TextIOWrapper(
+            io.FileIO(fd, "w", closefd=False),
+            encoding="utf-8",
+            errors="backslashreplace",
+            line_buffering=True,
+            write_through=True,
+        )
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+
+
+def _child(
+    fn: Callable[..., Any],
+    rank: int,
+    world_size: int,
+    args: tuple[Any, ...],
+    env: dict[str, str],
+    log_path: str,
+    result_path: str,
+) -> None:
+    """Body of one rank: set up its environment and output, call ``fn``, save the outcome."""
+    # Own process group: the parent can then kill the rank together with
+    # anything it started (compile workers, data loader workers).
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
+    # O_APPEND on one shared description keeps stdout and stderr writes in order.
+    log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
+    os.close(log_fd)
+    _rebind_std_streams()
+    os.environ.update(env)
+    outcome: dict[str, Any]
+    code = 0
+    try:
+        import torch
+
+        # The parent's OpenMP pool does not survive fork, and the ranks share the cores.
+        torch.set_num_threads(1)
+        value = fn(rank, world_size, *args)
+        outcome = {"ok": True, "value": value}
+    except BaseException:  # noqa: BLE001  # any failure of fn, SystemExit included, is reported
+        text = traceback.format_exc()
+        sys.stderr.write(text)
+        outcome = {"ok": False, "traceback": text}
+        code = 1
+    finally:
+        with contextlib.suppress(Exception):
+            import torch.distributed as dist
+
+            if dist.is_available() and dist.is_initialized():
+                dist.destroy_process_group()
+    try:
+        import torch
+
+        torch.save(outcome, result_path)
+    except Exception:  # noqa: BLE001  # whatever pickling raises, the parent must hear of it
+        text = traceback.format_exc()
+        sys.stderr.write(
+            f"run(): rank {rank} could not send its return value back; return tensors, "
+            f"numbers or containers of them.\n{text}"
+        )
+        with contextlib.suppress(Exception):
+            torch.save({"ok": False, "traceback": text}, result_path)
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip the parent's atexit handlers and buffered streams inherited through fork.
+    os._exit(code)
+
+
+def _read_lines(path: Path) -> tuple[str, ...]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="backslashreplace")
+    except FileNotFoundError:
+        return ()
+    return tuple(text.splitlines())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    """Send ``sig`` to the process group led by rank ``pid`` and to ``pid`` itself."""
+    with contextlib.suppress(ProcessLookupError, PermissionError, AttributeError):
+        os.killpg(pid, sig)  # type: ignore[attr-defined]  # no killpg on Windows
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.kill(pid, sig)
+
+
+def _stop_all(procs: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    """Terminate every rank and whatever it started, then reap the ranks."""
+    hard = getattr(signal, "SIGKILL", signal.SIGTERM)
+    for proc in procs:
+        if proc.pid is not None and proc.exitcode is None:
+            _kill_group(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + _TERM_GRACE_S
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+    for proc in procs:
+        if proc.pid is not None:
+            # Also clears grandchildren of ranks that exited on their own.
+            _kill_group(proc.pid, hard)
+        proc.join()
+
+
+def _exit_description(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def run(
+    fn: Callable[..., Any],
+    world_size: int = 2,
+    *,
+    args: Sequence[Any] = (),
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    backend: str = "gloo",
+    echo: bool = True,
+) -> RunResult:
+    """Call ``fn(rank, world_size, *args)`` in ``world_size`` local processes.
+
+    Each process gets ``MASTER_ADDR=127.0.0.1``, a free ``MASTER_PORT``,
+    ``RANK``, ``WORLD_SIZE`` and ``LOCAL_RANK`` in its environment, so
+    ``torch.distributed.init_process_group(backend)`` inside ``fn`` needs no
+    other argument. ``fn`` sets up its own process group, which keeps the
+    code a reader copies complete; one it leaves initialised is destroyed
+    when it returns. Every process runs with ``torch.set_num_threads(1)``.
+
+    Everything a rank writes to file descriptors 1 and 2 (``print``,
+    warnings, C++ logging) is kept, and printed by this process once all
+    ranks are done, grouped by rank as ``[rank 0] ...``, ``[rank 1] ...``.
+
+    Parameters
+    ----------
+    fn : callable
+        Called as ``fn(rank, world_size, *args)`` in every process. Its return
+        value travels back through ``torch.save``: tensors, numbers, strings
+        and containers of them. On Linux processes are forked, so ``fn`` may be
+        defined anywhere; on macOS and Windows they are spawned and ``fn``
+        must be importable (top level of a module other than ``__main__``).
+    world_size : int
+        Number of processes (ranks).
+    args : sequence
+        Extra positional arguments passed to ``fn`` after ``rank, world_size``.
+    timeout_s : float
+        Seconds to wait for all ranks; then all are killed.
+    backend : str
+        Set as ``CHEATSHEET_DIST_BACKEND`` in the ranks' environment for ``fn``
+        to read; ``"gloo"`` runs on any CPU, ``"nccl"`` needs one GPU per rank.
+    echo : bool
+        Print the ``[rank N]`` lines here when the run succeeds.
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable or ``world_size`` is not an integer.
+    ValueError
+        If ``world_size`` is below 1, ``timeout_s`` is not a positive number,
+        ``backend="nccl"`` finds fewer GPUs than ranks, or processes must be
+        spawned and ``fn`` cannot be imported.
+    DistributedRunError
+        If a rank raises or dies; the message holds its traceback and output,
+        and the other ranks are killed.
+    DistributedTimeoutError
+        If ranks are still running after ``timeout_s``; the message names
+        them and holds what they printed so far.
+    """
+    if not callable(fn):
+        raise TypeError(
+            f"run() needs a function as its first argument, got {type(fn).__name__}; "
+            "pass the function itself, e.g. run(train, 2), not run(train(0, 2), 2)"
+        )
+    if isinstance(world_size, bool) or not isinstance(world_size, int):
+        raise TypeError(f"world_size must be an integer number of processes, got {world_size!r}")
+    if world_size < 1:
+        raise ValueError(
+            f"world_size must be at least 1 process, got {world_size}; use e.g. world_size=2"
+        )
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)):
+        raise TypeError(f"timeout_s must be a number of seconds, got {timeout_s!r}")
+    if not (math.isfinite(timeout_s) and timeout_s > 0):
+        raise ValueError(
+            f"timeout_s must be a positive, finite number of seconds, got {timeout_s!r}; "
+            f"the default is {DEFAULT_TIMEOUT_S:g}"
+        )
+    if not isinstance(backend, str) or not backend:
+        raise TypeError(f"backend must be a backend name such as 'gloo' or 'nccl', got {backend!r}")
+    if backend == "nccl":
+        import torch
+
+        if torch.cuda.device_count() < world_size:
+            raise ValueError(
+                f"backend='nccl' needs one CUDA GPU per rank ({world_size}), this machine has "
+                f"{torch.cuda.device_count()}; use backend='gloo' to run on CPU"
+            )
+    args = tuple(args)
+    method = _start_method()
+    if method == "spawn":
+        _check_importable(fn, args)
+    ctx = multiprocessing.get_context(method)
+    port = free_port()
+
+    with tempfile.TemporaryDirectory(prefix="cheatsheet-dist-") as tmp:
+        logs = [Path(tmp, f"rank{rank}.log") for rank in range(world_size)]
+        results = [Path(tmp, f"rank{rank}.pt") for rank in range(world_size)]
+        procs: list[multiprocessing.process.BaseProcess] = []
+        for rank in range(world_size):
+            env = {
+                "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": str(port),
+                "RANK": str(rank),
+                "WORLD_SIZE": str(world_size),
+                "LOCAL_RANK": str(rank),
+                "LOCAL_WORLD_SIZE": str(world_size),
+                "CHEATSHEET_DIST_BACKEND": backend,
+            }
+            procs.append(
+                ctx.Process(
+                    target=_child,
+                    args=(fn, rank, world_size, args, env, str(logs[rank]), str(results[rank])),
+                    name=f"cheatsheet-rank{rank}",
+                    daemon=False,
+                )
+            )
+
+        start = time.perf_counter()
+        failed: int | None = None
+        timed_out = False
+        try:
+            # Flush so the children do not inherit, and later repeat, buffered parent output.
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            with warnings.catch_warnings():
+                # Python 3.12+ warns that forking a multithreaded process can deadlock the
+                # child. The ranks only run fn, with one intra-op thread, and start fresh
+                # gloo/c10d state, which is the use fork remains supported for.
+                warnings.filterwarnings(
+                    "ignore", message=r".*fork\(\)", category=DeprecationWarning
+                )
+                for proc in procs:
+                    proc.start()
+            deadline = time.monotonic() + timeout_s
+            pending = {proc.sentinel: rank for rank, proc in enumerate(procs)}
+            while pending and failed is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                for sentinel in wait(list(pending), timeout=remaining):
+                    rank = pending.pop(sentinel)  # type: ignore[call-overload]
+                    procs[rank].join()
+                    if procs[rank].exitcode != 0 and failed is None:
+                        failed = rank
+            elapsed_s = time.perf_counter() - start
+            running = tuple(rank for rank, proc in enumerate(procs) if proc.exitcode is None)
+        finally:
+            _stop_all(procs)
+
+        lines = tuple(_read_lines(path) for path in logs)
+        pids = tuple(int(proc.pid or 0) for proc in procs)
+
+        if timed_out:
+            names = ", ".join(str(rank) for rank in running)
+            raise DistributedTimeoutError(
+                f"run(): rank(s) {names} of {world_size} still running after {timeout_s:g} s and "
+                "were killed. A rank that waits in a collective its peers never call hangs; "
+                "check that every rank makes the same collective calls, or raise timeout_s.\n"
+                f"Output so far:\n{_format_lines(lines)}",
+                running=running,
+                lines=lines,
+                pids=pids,
+            )
+        if failed is not None:
+            code = procs[failed].exitcode
+            outcome = _load(results[failed])
+            detail = (
+                outcome["traceback"]
+                if outcome is not None and not outcome.get("ok", True)
+                else f"no Python traceback ({_exit_description(code)})\n"
+            )
+            others = [
+                f"rank {rank}: {_exit_description(proc.exitcode)}"
+                for rank, proc in enumerate(procs)
+                if rank != failed
+            ]
+            raise DistributedRunError(
+                f"run(): rank {failed} of {world_size} failed ({_exit_description(code)}); "
+                f"the other ranks were stopped ({', '.join(others) or 'none'}).\n"
+                f"Traceback of rank {failed}:\n{detail}"
+                f"Output of rank {failed}:\n{_format_lines([()] * failed + [lines[failed]])}",
+                rank=failed,
+                exitcode=code,
+                lines=lines,
+                pids=pids,
+            )
+
+        values = []
+        for rank, path in enumerate(results):
+            outcome = _load(path)
+            if outcome is None or not outcome.get("ok", False):
+                raise DistributedRunError(
+                    f"run(): rank {rank} exited cleanly but its result is missing or unreadable; "
+                    "return tensors, numbers, strings or containers of them",
+                    rank=rank,
+                    exitcode=procs[rank].exitcode,
+                    lines=lines,
+                    pids=pids,
+                )
+            values.append(outcome["value"])
+
+    result = RunResult(
+        world_size=world_size,
+        lines=lines,
+        values=tuple(values),
+        elapsed_s=elapsed_s,
+        start_method=method,
+        pids=pids,
+    )
+    if echo and any(lines):
+        print(result.output())
+    return result
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    import torch
+
+    try:
+        # The file was written moments ago by our own child: full unpickling is safe.
+        return torch.load(path, weights_only=False)  # type: ignore[no-any-return]
+    except Exception:  # noqa: BLE001  # a truncated file from a killed rank: no result
+        return None

@@ -1,0 +1,251 @@
+import os
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from cheatsheet.distributed import (
+    DistributedRunError,
+    DistributedTimeoutError,
+    RunResult,
+    free_port,
+    run,
+)
+
+
+def _children_of(pid: int) -> set[int]:
+    """Pids whose parent is ``pid`` (zombies included: they were not reaped)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Fields after the command name, which sits in parentheses and may hold spaces.
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid:
+            found.add(int(entry.name))
+    return found
+
+
+def _group_members(pgid: int) -> set[int]:
+    """Live (non-zombie) pids in process group ``pgid``."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            found.add(int(entry.name))
+    return found
+
+
+def _assert_all_gone(pids: tuple[int, ...]) -> None:
+    assert pids
+    assert all(pid > 0 for pid in pids)
+    # Orphaned grandchildren are reaped by init, which may take a moment after SIGKILL.
+    deadline = time.monotonic() + 5.0
+    while any(_group_members(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in pids:
+        assert not _group_members(pid), f"processes of rank pid {pid} left behind"
+        assert not Path(f"/proc/{pid}").exists(), f"rank process {pid} left behind"
+    assert not (_children_of(os.getpid()) & set(pids))
+
+
+@pytest.fixture
+def no_leftover_children():
+    """Fail if a test leaves a child of the test process behind."""
+    before = _children_of(os.getpid())
+    yield
+    assert _children_of(os.getpid()) <= before
+
+
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="process checks read /proc"),
+    pytest.mark.usefixtures("no_leftover_children"),
+]
+
+
+def _collectives(rank: int, world_size: int, scale: float) -> torch.Tensor:
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    print(f"first line of rank {rank}")
+    t = torch.tensor([float(rank + 1)]) * scale
+    dist.all_reduce(t)
+    print(f"second line of rank {rank}")
+    return t
+
+
+def test_output_in_rank_order_and_values_come_back(capsys):
+    result = run(_collectives, 2, args=(10.0,), timeout_s=60)
+    assert isinstance(result, RunResult)
+    assert result.world_size == 2
+    assert result.start_method == "fork"
+    assert result.lines == (
+        ("first line of rank 0", "second line of rank 0"),
+        ("first line of rank 1", "second line of rank 1"),
+    )
+    for value in result.values:
+        torch.testing.assert_close(value, torch.tensor([30.0]))
+    assert capsys.readouterr().out.splitlines() == [
+        "[rank 0] first line of rank 0",
+        "[rank 0] second line of rank 0",
+        "[rank 1] first line of rank 1",
+        "[rank 1] second line of rank 1",
+    ]
+    _assert_all_gone(result.pids)
+
+
+def _environment(rank: int, world_size: int) -> dict[str, str]:
+    import torch.distributed as dist
+
+    names = ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK")
+    env = {name: os.environ[name] for name in names}
+    # The helper destroys a process group that fn leaves behind.
+    dist.init_process_group("gloo")
+    env["threads"] = str(torch.get_num_threads())
+    return env
+
+
+def test_environment_and_single_thread(capsys):
+    result = run(_environment, 3, timeout_s=60)
+    assert [v["RANK"] for v in result.values] == ["0", "1", "2"]
+    assert [v["LOCAL_RANK"] for v in result.values] == ["0", "1", "2"]
+    assert {v["WORLD_SIZE"] for v in result.values} == {"3"}
+    assert {v["MASTER_ADDR"] for v in result.values} == {"127.0.0.1"}
+    assert len({v["MASTER_PORT"] for v in result.values}) == 1
+    assert {v["threads"] for v in result.values} == {"1"}
+    assert (
+        "MASTER_PORT" not in os.environ
+        or os.environ["MASTER_PORT"] != result.values[0]["MASTER_PORT"]
+    )
+    # Nothing printed: nothing echoed.
+    assert capsys.readouterr().out == ""
+    _assert_all_gone(result.pids)
+
+
+def _c_level_output(rank: int, world_size: int) -> None:
+    import sys
+
+    os.write(1, f"fd1 of rank {rank}\n".encode())
+    os.write(2, f"fd2 of rank {rank}\n".encode())
+    print(f"stderr via sys of rank {rank}", file=sys.stderr)
+
+
+def test_file_descriptor_output_is_captured(capsys):
+    result = run(_c_level_output, 2, timeout_s=60, echo=False)
+    assert result.lines[1] == ("fd1 of rank 1", "fd2 of rank 1", "stderr via sys of rank 1")
+    assert capsys.readouterr().out == ""
+    assert result.output().splitlines()[0] == "[rank 0] fd1 of rank 0"
+
+
+def _one_rank_raises(rank: int, world_size: int) -> None:
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    print(f"rank {rank} before the error")
+    if rank == 1:
+        raise ValueError("deliberate failure on rank one")
+    # Rank 0 waits for a peer that is gone: only the helper can end it.
+    time.sleep(120)
+
+
+def test_raising_rank_fails_the_run_with_its_traceback():
+    started = time.monotonic()
+    with pytest.raises(DistributedRunError) as info:
+        run(_one_rank_raises, 2, timeout_s=60)
+    assert time.monotonic() - started < 30, "the waiting rank was not stopped"
+    err = info.value
+    assert isinstance(err, RuntimeError)
+    assert err.rank == 1
+    assert err.exitcode == 1
+    message = str(err)
+    assert "Traceback (most recent call last)" in message
+    assert "ValueError: deliberate failure on rank one" in message
+    assert "_one_rank_raises" in message
+    assert "[rank 1] rank 1 before the error" in message
+    assert err.lines[0] == ("rank 0 before the error",)
+    _assert_all_gone(err.pids)
+
+
+def _rank_hangs(rank: int, world_size: int) -> None:
+    print(f"rank {rank} started")
+    if rank == 0:
+        # A grandchild in the rank's process group must be cleaned up too.
+        import subprocess
+
+        subprocess.Popen(["sleep", "120"])
+        time.sleep(120)
+
+
+def test_hanging_rank_times_out_and_everything_is_killed():
+    started = time.monotonic()
+    with pytest.raises(DistributedTimeoutError) as info:
+        run(_rank_hangs, 2, timeout_s=3)
+    assert time.monotonic() - started < 20
+    err = info.value
+    assert isinstance(err, TimeoutError)
+    assert err.running == (0,)
+    message = str(err)
+    assert "rank(s) 0 of 2 still running after 3 s" in message
+    assert "[rank 0] rank 0 started" in message
+    assert "[rank 1] rank 1 started" in message
+    _assert_all_gone(err.pids)
+
+
+def _dies_hard(rank: int, world_size: int) -> None:
+    print("about to vanish", flush=True)
+    os._exit(3)
+
+
+def test_rank_that_dies_without_traceback():
+    with pytest.raises(DistributedRunError, match=r"exit code 3") as info:
+        run(_dies_hard, 1, timeout_s=30)
+    assert "no Python traceback" in str(info.value)
+    _assert_all_gone(info.value.pids)
+
+
+def _unpicklable(rank: int, world_size: int):
+    return lambda: rank
+
+
+def test_unreturnable_value_is_an_error():
+    with pytest.raises(DistributedRunError, match="could not send its return value back"):
+        run(_unpicklable, 1, timeout_s=30)
+
+
+def test_free_port_is_a_port():
+    assert 0 < free_port() < 65536
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"fn": "not a function"}, TypeError, r"pass the function itself"),
+        ({"world_size": 0}, ValueError, r"at least 1 process"),
+        ({"world_size": 1.5}, TypeError, r"integer number of processes"),
+        ({"world_size": True}, TypeError, r"integer number of processes"),
+        ({"timeout_s": 0}, ValueError, r"positive, finite number of seconds"),
+        ({"timeout_s": -1.0}, ValueError, r"positive, finite number of seconds"),
+        ({"timeout_s": float("inf")}, ValueError, r"positive, finite number of seconds"),
+        ({"timeout_s": "10"}, TypeError, r"number of seconds"),
+    ],
+)
+def test_bad_input(kwargs, error, match):
+    call = {"fn": _collectives, "world_size": 2, "timeout_s": 10, **kwargs}
+    with pytest.raises(error, match=match):
+        run(call.pop("fn"), call.pop("world_size"), **call)
+
+
+@pytest.mark.skipif(torch.cuda.device_count() >= 2, reason="this machine could run nccl")
+def test_nccl_without_gpus_names_the_fix():
+    with pytest.raises(ValueError, match="use backend='gloo'"):
+        run(_collectives, 2, backend="nccl")
