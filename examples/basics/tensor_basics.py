@@ -3,94 +3,166 @@ Tensor basics
 =============
 
 A tensor is an n-dimensional array that knows its shape, its element type and the
-device its memory lives on. This page creates a few, reads those three properties,
-and moves a tensor to the best device this machine has.
+device its memory lives on. This page asks which devices this machine has, creates
+tensors with every common factory function, reads their properties, and moves them
+between devices.
 """
 
 # %%
-# Create a tensor from Python data
-# --------------------------------
+# .. _basics-check-cuda:
+#
+# Check CUDA and the available devices: torch.cuda.is_available, torch.accelerator
+# --------------------------------------------------------------------------------
+# ``torch.cuda.is_available()`` answers for NVIDIA (and ROCm) GPUs, and the
+# device-neutral ``torch.accelerator`` module answers for whichever accelerator
+# this build of PyTorch supports; the CUDA-only calls run only when a GPU is there.
+import torch
+
+print("torch", torch.__version__)
+print("CUDA available:       ", torch.cuda.is_available())
+print("MPS (Apple) available:", torch.backends.mps.is_available())
+print("any accelerator:      ", torch.accelerator.is_available())
+print("current accelerator:  ", torch.accelerator.current_accelerator())
+if torch.cuda.is_available():
+    print("GPU count:", torch.cuda.device_count())
+    print("GPU 0:    ", torch.cuda.get_device_name(0))
+    print("current:  ", torch.cuda.current_device())
+    print("NCCL:     ", torch.cuda.nccl.version())
+else:
+    print("skipped device_count, get_device_name, nccl.version: no CUDA GPU on this machine")
+
+# %%
+# .. _basics-create-tensor:
+#
+# Create a tensor from Python data: torch.tensor
+# ----------------------------------------------
 # ``torch.tensor`` copies nested lists (or numbers) into a new tensor and infers
 # the dtype: integers become ``int64``, floats ``float32``.
 import torch
 
 t = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-t
+print(t)
+print(torch.tensor([10, 20, 30]).dtype, torch.tensor(3.5).dtype, torch.tensor(True).dtype)
 
 # %%
-# Filled and random tensors
-# -------------------------
-# The factory functions take the shape as arguments. ``zeros``, ``ones`` and
-# ``full`` fill with a constant; ``rand`` draws from U[0, 1), ``randn`` from a
-# standard normal; ``arange`` and ``linspace`` count.
+# .. _basics-factory-functions:
+#
+# Filled and random tensors: zeros, ones, full, eye, empty, rand, randn, arange, linspace
+# ----------------------------------------------------------------------------------------
+# The factory functions take the shape as arguments; ``empty`` only reserves memory,
+# so its values are whatever was there before and must be overwritten before use.
+import torch
+
 torch.manual_seed(0)
 print(torch.zeros(2, 3))
+print(torch.ones(2, 3, dtype=torch.int64))
 print(torch.full((2, 2), 7.5))
-print(torch.rand(2, 3))
-print(torch.randn(2, 3))
-print(torch.arange(0, 10, 3))
-print(torch.linspace(0, 1, steps=5))
+print(torch.eye(3))
+print(torch.empty(2, 3).shape, "(values of empty are arbitrary, so not printed)")
+print(torch.rand(2, 3))  # uniform on [0, 1)
+print(torch.randn(2, 3))  # standard normal
+print(torch.randint(0, 10, (2, 4)))  # integers in [0, 10)
+print(torch.arange(0, 10, 3))  # end is excluded
+print(torch.linspace(0, 1, steps=5))  # both ends included
 
 # %%
-# Shape, dtype and device
-# -----------------------
-# Every tensor carries these three attributes; ``numel`` counts the elements.
+# .. _basics-tensor-properties:
+#
+# Shape, dtype, device and numel
+# ------------------------------
+# Every tensor carries these attributes; ``x.size()`` is the same as ``x.shape``,
+# ``ndim`` counts the dimensions and ``numel`` counts the elements.
+import torch
+
 x = torch.randn(4, 3, 2)
-print("shape: ", x.shape)
+print("shape: ", x.shape, "=", x.size())
+print("ndim:  ", x.ndim)
 print("dtype: ", x.dtype)
 print("device:", x.device)
 print("numel: ", x.numel())
 
 # %%
-# Choose the dtype
-# ----------------
-# Pass ``dtype=`` when creating, or convert with ``.to(dtype)``; conversion
-# makes a new tensor and leaves the original alone.
+# .. _basics-dtype:
+#
+# Choose the dtype: dtype= and .to(dtype)
+# ---------------------------------------
+# Pass ``dtype=`` when creating, or convert with ``.to(dtype)`` (or the shortcuts
+# ``.float()``, ``.long()``, ``.half()``); conversion makes a new tensor.
+import torch
+
 ints = torch.arange(4, dtype=torch.int32)
 halves = ints.to(torch.float16)
-print(ints, halves, sep="\n")
+print(ints, halves, ints.float(), halves.long(), sep="\n")
 
 # %%
-# Shaped like another tensor
-# --------------------------
-# The ``*_like`` functions copy shape, dtype and device from an existing tensor.
+# .. _basics-like:
+#
+# Shaped like another tensor: zeros_like, ones_like, rand_like, full_like, empty_like
+# -----------------------------------------------------------------------------------
+# The ``*_like`` functions copy shape, dtype and device from an existing tensor,
+# so the new tensor fits wherever the old one did.
+import torch
+
+torch.manual_seed(0)
 template = torch.empty(2, 2, dtype=torch.float64)
-torch.ones_like(template)
+print(torch.zeros_like(template))
+print(torch.ones_like(template))
+print(torch.full_like(template, 3.0))
+print(torch.rand_like(template))
+print(torch.empty_like(template).dtype)
 
 # %%
-# Move a tensor to the best device
-# --------------------------------
-# :func:`cheatsheet.pick_device` returns the best device available (CUDA, then
-# Apple MPS, then Intel XPU, then CPU); set ``CHEATSHEET_DEVICE=cpu`` to force
-# a choice. ``.to(device)`` copies the tensor there; a tensor already on that
-# device is returned as is, without a copy.
+# .. _basics-move-device:
+#
+# Move a tensor between devices: .to(device), .cpu(), .cuda()
+# -----------------------------------------------------------
+# ``cheatsheet.pick_device()`` returns the best device available (CUDA, then
+# Apple MPS, then Intel XPU, then CPU; set ``CHEATSHEET_DEVICE=cpu`` to force a
+# choice), and ``.to(device)`` copies a tensor there unless it already lives there.
+import torch
 from cheatsheet import pick_device
 
 device = pick_device()
+x = torch.randn(4, 3)
 on_device = x.to(device)
 print("picked:", device)
 print("moved: ", on_device.device)
 print("same object when already there:", on_device.to(device) is on_device)
+print("back on the CPU:", on_device.cpu().device)
+if torch.cuda.is_available():
+    print("x.cuda() ->", x.cuda().device)
+else:
+    print("skipped x.cuda(): no CUDA GPU on this machine")
 
 # %%
-# Create directly on the device
-# -----------------------------
-# Creating in place avoids a host-to-device copy; every factory takes ``device=``.
+# .. _basics-create-on-device:
+#
+# Create directly on the device: device=
+# --------------------------------------
+# Every factory takes ``device=``, which avoids building the tensor on the CPU and
+# copying it; a tensor's ``.device`` can be passed along to keep new tensors beside it.
+import torch
+from cheatsheet import pick_device
+
+device = pick_device()
 y = torch.zeros(3, device=device)
-y.device
+z = torch.arange(3, device=y.device)
+print(y.device, z.device)
 
 # %%
 # Summary
 # -------
 #
-# ============================  ===========================================
+# ============================  ===========================================================
 # You want                      Call
-# ============================  ===========================================
+# ============================  ===========================================================
+# what hardware is there        ``torch.cuda.is_available()``, ``torch.accelerator.is_available()``
 # a tensor from data            ``torch.tensor(data, dtype=..., device=...)``
-# constants                     ``torch.zeros / ones / full(shape, value)``
-# random numbers                ``torch.rand / randn(shape)``
+# constants                     ``torch.zeros / ones / full / eye``, ``torch.empty``
+# random numbers                ``torch.rand / randn / randint``
 # ranges                        ``torch.arange(start, end, step)``, ``torch.linspace``
 # the same shape as ``x``       ``torch.zeros_like(x)`` and the other ``*_like``
-# its properties                ``x.shape``, ``x.dtype``, ``x.device``, ``x.numel()``
-# another dtype or device       ``x.to(torch.float16)``, ``x.to(device)``
-# ============================  ===========================================
+# its properties                ``x.shape``, ``x.ndim``, ``x.dtype``, ``x.device``, ``x.numel()``
+# another dtype                 ``x.to(torch.float16)``, ``x.float()``, ``x.long()``
+# another device                ``x.to(device)``, ``x.cpu()``, ``x.cuda()``
+# ============================  ===========================================================
