@@ -1,0 +1,209 @@
+r"""
+Predicates and global defaults
+==============================
+
+Questions you ask about a tensor (is it complex, a float, a single non-zero
+value, how many elements) and the process-wide settings that decide what new
+tensors look like: default dtype and device, print format, denormal handling
+and type promotion. Every cell that changes a global setting puts it back.
+"""
+
+# %%
+# .. _api-torch-is-tensor:
+#
+# torch.is_tensor
+# ---------------
+# True for a ``torch.Tensor`` (subclasses such as ``nn.Parameter`` included), False
+# for anything else, even data a tensor could be built from.
+import torch
+
+print(torch.is_tensor(torch.arange(3)), torch.is_tensor([0, 1, 2]))
+print(torch.is_tensor(torch.nn.Parameter(torch.ones(1))))
+
+# %%
+# .. _api-torch-is-storage:
+#
+# torch.is_storage
+# ----------------
+# Tells storage objects (the flat memory behind tensors) apart from tensors.
+t = torch.ones(4)
+print(torch.is_storage(t.untyped_storage()), torch.is_storage(t))
+
+# %%
+# .. _api-torch-is-complex:
+#
+# torch.is_complex
+# ----------------
+# True when the dtype is ``complex32``, ``complex64`` or ``complex128``.
+print(torch.is_complex(torch.tensor([2 - 1j])), torch.is_complex(torch.tensor([2.0])))
+
+# %%
+# .. _api-torch-is-conj:
+#
+# torch.is_conj
+# -------------
+# ``torch.conj`` on a complex tensor only sets a lazy "conjugate bit";
+# ``is_conj`` reads that bit and ``resolve_conj`` materialises the values.
+z = torch.tensor([1 + 2j, 3 - 1j])
+lazy = torch.conj(z)
+print(torch.is_conj(z), torch.is_conj(lazy), torch.is_conj(torch.resolve_conj(lazy)))
+lazy
+
+# %%
+# .. _api-torch-is-floating-point:
+#
+# torch.is_floating_point
+# -----------------------
+# True for the real floating dtypes (``float16``, ``bfloat16``, ``float32``,
+# ``float64`` and the float8 types); integers, bools and complex give False.
+for dtype in (torch.bfloat16, torch.float64, torch.int32, torch.complex64):
+    print(dtype, torch.is_floating_point(torch.zeros(1, dtype=dtype)))
+
+# %%
+# .. _api-torch-is-nonzero:
+#
+# torch.is_nonzero
+# ----------------
+# The truth value of a tensor holding exactly one element; any other size raises
+# ``RuntimeError``.
+print(torch.is_nonzero(torch.tensor([0.0])), torch.is_nonzero(torch.tensor([[7]])))
+for bad in (torch.tensor([1, 2]), torch.tensor([])):
+    try:
+        torch.is_nonzero(bad)
+    except RuntimeError as err:
+        print(f"{tuple(bad.shape)}: RuntimeError: {str(err).splitlines()[0]}")
+
+# %%
+# .. _api-torch-numel:
+#
+# torch.numel
+# -----------
+# The number of elements, the product of the shape (also ``t.numel()``).
+torch.numel(torch.empty(2, 5, 3))
+
+# %%
+# .. _api-torch-set-default-dtype:
+#
+# torch.set_default_dtype
+# -----------------------
+# Sets the dtype that Python floats turn into (``get_default_dtype`` reads it);
+# complex numbers follow: a ``float64`` default makes them ``complex128``.
+print("before:", torch.get_default_dtype(), torch.tensor([0.5, 1j]).dtype)
+torch.set_default_dtype(torch.float64)
+print("after: ", torch.get_default_dtype(), torch.tensor([0.5, 1j]).dtype)
+torch.set_default_dtype(torch.float32)  # restore
+
+# %%
+# .. _api-torch-set-default-tensor-type:
+#
+# torch.set_default_tensor_type
+# -----------------------------
+# Deprecated since PyTorch 2.1: it still works but warns, and the replacements are
+# ``set_default_dtype`` and ``set_default_device``. Here the warning is caught and
+# its first sentence printed.
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.set_default_tensor_type(torch.DoubleTensor)
+    print("default dtype now:", torch.get_default_dtype())
+    torch.set_default_tensor_type(torch.FloatTensor)  # restore
+print(str(caught[0].message).split(",")[0])
+
+# %%
+# .. _api-torch-set-default-device:
+#
+# torch.set_default_device
+# ------------------------
+# Factories without ``device=`` create tensors there; ``get_default_device`` reads
+# it. The ``meta`` device (shapes only, no data) works on any machine.
+torch.set_default_device("meta")
+print(torch.get_default_device(), torch.ones(2, 2).device)
+torch.set_default_device(None)  # restore: back to the CPU
+torch.get_default_device()
+
+# %%
+# .. _api-torch-set-printoptions:
+#
+# torch.set_printoptions
+# ----------------------
+# Controls how tensors print: ``precision`` digits, ``threshold`` elements before
+# eliding, ``sci_mode``; ``profile="default"`` undoes every change.
+torch.set_printoptions(precision=2, threshold=6)
+print(torch.tensor([3.14159, 2.71828]), torch.arange(20))
+torch.set_printoptions(profile="default")  # restore
+torch.tensor([3.14159, 2.71828])
+
+# %%
+# .. _api-torch-set-flush-denormal:
+#
+# torch.set_flush_denormal
+# ------------------------
+# On x86 CPUs, makes subnormal floats (smaller than ``finfo.tiny``) read as
+# zero, which can speed up arithmetic; it returns whether the CPU supports it.
+tiny = torch.tensor([2e-320], dtype=torch.float64)
+print("supported:", torch.set_flush_denormal(True), "->", tiny * 1)
+torch.set_flush_denormal(False)  # restore
+tiny * 1
+
+# %%
+# .. _api-torch-result-type:
+#
+# torch.result_type
+# -----------------
+# The dtype an operation on these operands would produce; a Python scalar does not
+# widen a tensor of the same kind.
+i8 = torch.tensor([1], dtype=torch.int8)
+print(torch.result_type(i8, 1000), torch.result_type(i8, 2.5), torch.result_type(i8, torch.tensor([1.0])))
+
+# %%
+# .. _api-torch-promote-types:
+#
+# torch.promote_types
+# -------------------
+# The smallest dtype that can hold both dtypes' values, from dtypes alone.
+print(torch.promote_types(torch.uint8, torch.int8), torch.promote_types(torch.int64, torch.float16))
+
+# %%
+# .. _api-torch-can-cast:
+#
+# torch.can_cast
+# --------------
+# Whether the casting rules of in-place and ``out=`` operations allow
+# ``from`` -> ``to``: widening within a kind is fine, float to int is not.
+print(torch.can_cast(torch.int32, torch.float64), torch.can_cast(torch.float64, torch.int32))
+
+# %%
+# .. _api-torch-finfo:
+#
+# torch.finfo
+# -----------
+# Machine limits of a floating dtype (``torch.iinfo`` does the same for integers).
+f16 = torch.finfo(torch.float16)
+print(f"float16: eps={f16.eps}, max={f16.max}, tiny={f16.tiny}")
+print("int8 range:", torch.iinfo(torch.int8).min, torch.iinfo(torch.int8).max)
+
+# %%
+# Summary
+# -------
+#
+# ================================  ==================================================
+# Call                              Answers or sets
+# ================================  ==================================================
+# ``torch.is_tensor(obj)``          is ``obj`` a tensor
+# ``torch.is_storage(obj)``         is ``obj`` a storage
+# ``torch.is_complex(t)``           complex dtype?
+# ``torch.is_conj(t)``              conjugate bit set? (``torch.resolve_conj`` clears it)
+# ``torch.is_floating_point(t)``    real floating dtype?
+# ``torch.is_nonzero(t)``           truth value of a one-element tensor
+# ``torch.numel(t)``                number of elements
+# ``torch.set_default_dtype(d)``    dtype of Python floats (``get_default_dtype``)
+# ``set_default_tensor_type``       deprecated: use the dtype and device setters
+# ``torch.set_default_device(d)``   device of new tensors (``get_default_device``)
+# ``torch.set_printoptions(...)``   print precision, threshold, ``profile``
+# ``torch.set_flush_denormal(b)``   subnormals read as zero on x86
+# ``torch.result_type(a, b)``       dtype of an operation's result
+# ``torch.promote_types(d1, d2)``   common dtype of two dtypes
+# ``torch.can_cast(d1, d2)``        is the cast allowed in place
+# ``torch.finfo(d)``                float limits (``torch.iinfo`` for integers)
+# ================================  ==================================================
