@@ -17,6 +17,8 @@ copyright = "2026, the cheat sheet authors"
 # -- General configuration ---------------------------------------------------
 
 extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
     "myst_parser",
     "sphinx_copybutton",
     "sphinx_gallery.gen_gallery",
@@ -24,6 +26,13 @@ extensions = [
 ]
 root_doc = "index"
 stamp_pages = ["index"]
+
+# -- autodoc and napoleon (the helper package's reference) ---------------------
+
+autodoc_typehints = "none"  # the numpy docstrings carry the types, in words
+autodoc_member_order = "bysource"
+napoleon_google_docstring = False
+napoleon_use_rtype = False
 
 # -- MyST --------------------------------------------------------------------
 
@@ -89,3 +98,8 @@ html_sidebars = {"index": [], "quickref": []}
 # -- Nitpicky ----------------------------------------------------------------
 
 nitpicky = True
+# The build is offline, so there is no inventory for these projects' names.
+nitpick_ignore_regex = [
+    (r"py:.*", r"(torch|matplotlib|numpy)(\..*)?"),
+    (r"py:class", r"(callable|optional|sequence of .*|tuple of .*|list of .*|str|int|float|bool)"),
+]

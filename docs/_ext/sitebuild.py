@@ -40,11 +40,11 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
 
 
 class HeaderOrder:
-    """Order examples as their folder's ``GALLERY_HEADER.rst`` first names them.
+    """Order examples as their folder's ``GALLERY_HEADER.rst`` first links them.
 
-    The header of each topic links its pages in reading order, so that list
-    is the one place the order is written. Pages it does not name follow,
-    alphabetically.
+    The header of each topic links its pages in reading order
+    (``:ref:`sphx_glr_gallery_<folder>_<name>.py```), so that list is the one
+    place the order is written. Pages it does not link follow, alphabetically.
     """
 
     def __init__(self, src_dir: str | os.PathLike[str]) -> None:
@@ -54,7 +54,8 @@ class HeaderOrder:
         header = self.src_dir / "GALLERY_HEADER.rst"
         text = header.read_text(encoding="utf-8") if header.exists() else ""
         stem = Path(filename).stem
-        found = re.search(rf"(?<![A-Za-z0-9_]){re.escape(stem)}\.py", text)
+        ref = rf"sphx_glr_\w*?_{re.escape(self.src_dir.name)}_{re.escape(stem)}\.py"
+        found = re.search(ref, text)
         return (found.start() if found else len(text) + 1, stem)
 
     def __repr__(self) -> str:  # sphinx-gallery hashes the repr into its cache key

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import pytest
+import torch
+
+from cheatsheet import ENV_VAR, available_devices, pick_device, synchronize
+
+
+def test_cpu_only_machine_picks_cpu(fake_devices):
+    assert pick_device() == torch.device("cpu")
+    assert available_devices() == ["cpu"]
+
+
+@pytest.mark.parametrize(
+    ("devices", "expected"),
+    [
+        ({"cuda": 2, "mps": True, "xpu": 1}, "cuda"),
+        ({"mps": True, "xpu": 1}, "mps"),
+        ({"xpu": 1}, "xpu"),
+    ],
+)
+def test_best_available_device_wins(fake_devices, devices, expected):
+    fake_devices(**devices)
+    assert pick_device() == torch.device(expected)
+
+
+def test_available_devices_lists_every_device_best_first(fake_devices):
+    fake_devices(cuda=2, xpu=1)
+    assert available_devices() == ["cuda:0", "cuda:1", "xpu:0", "cpu"]
+
+
+def test_environment_variable_overrides_the_automatic_choice(fake_devices, monkeypatch):
+    fake_devices(cuda=2)
+    monkeypatch.setenv(ENV_VAR, "cpu")
+    assert pick_device() == torch.device("cpu")
+    monkeypatch.setenv(ENV_VAR, "cuda:1")
+    assert pick_device() == torch.device("cuda:1")
+
+
+def test_explicit_argument_beats_environment(fake_devices, monkeypatch):
+    fake_devices(cuda=1)
+    monkeypatch.setenv(ENV_VAR, "cuda")
+    assert pick_device("cpu") == torch.device("cpu")
+    assert pick_device(torch.device("cuda", 0)) == torch.device("cuda:0")
+
+
+@pytest.mark.parametrize("bad", ["gpu", "cuda:x", "cuda:-1", "", "tpu:0", "cpu:0:1"])
+def test_malformed_request_lists_accepted_forms(fake_devices, bad):
+    with pytest.raises(ValueError, match=r"'cpu', 'cuda', 'cuda:N', 'mps'"):
+        pick_device(bad)
+
+
+def test_malformed_environment_variable_is_named(fake_devices, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, "quantum")
+    with pytest.raises(ValueError, match=ENV_VAR):
+        pick_device()
+
+
+def test_unavailable_device_names_what_is_available(fake_devices):
+    fake_devices(cuda=1)
+    with pytest.raises(ValueError, match=r"cuda:3.*available here: cuda:0, cpu"):
+        pick_device("cuda:3")
+    with pytest.raises(ValueError, match="mps"):
+        pick_device("mps")
+
+
+def test_unavailable_request_from_environment_does_not_fall_back(fake_devices, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, "cuda")
+    with pytest.raises(ValueError, match=r"available here: cpu"):
+        pick_device()
+
+
+def test_wrong_type_is_a_type_error(fake_devices):
+    with pytest.raises(TypeError, match="str or torch.device"):
+        pick_device(0)  # type: ignore[arg-type]
+
+
+def test_synchronize_on_cpu_returns():
+    assert synchronize("cpu") is None

@@ -1,0 +1,87 @@
+"""The site's build hooks in docs/_ext/sitebuild.py."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
+import sitebuild  # noqa: E402
+
+
+@pytest.fixture
+def restore_torch_state():
+    yield
+    sitebuild.reset_state({}, None, "before")
+
+
+def test_reset_state_undoes_what_a_page_may_leave_behind(restore_torch_state):
+    torch.set_default_device("meta")
+    torch.set_default_dtype(torch.float64)
+    torch.set_grad_enabled(False)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(1)
+    sitebuild.reset_state({}, None, "before")
+    assert torch.get_default_device() == torch.device("cpu")
+    assert torch.get_default_dtype() == torch.float32
+    assert torch.is_grad_enabled()
+    assert not torch.are_deterministic_algorithms_enabled()
+    assert torch.get_num_threads() == sitebuild._DEFAULT_THREADS
+
+
+def test_reset_state_makes_random_draws_repeat(restore_torch_state):
+    draws = []
+    for _ in range(2):
+        sitebuild.reset_state({}, None, "before")
+        draws.append((random.random(), np.random.rand(), torch.rand(1).item()))
+    assert draws[0] == draws[1]
+
+
+def test_reset_state_forgets_compiled_graphs(restore_torch_state):
+    compiles = 0
+
+    def backend(gm, inputs):
+        nonlocal compiles
+        compiles += 1
+        return gm.forward
+
+    def f(x):
+        return x + 1
+
+    torch.compile(f, backend=backend)(torch.ones(2))
+    sitebuild.reset_state({}, None, "before")
+    torch.compile(f, backend=backend)(torch.ones(2))
+    assert compiles == 2
+
+
+def test_header_order_follows_first_link(tmp_path):
+    topic = tmp_path / "topic"
+    topic.mkdir()
+    (topic / "GALLERY_HEADER.rst").write_text(
+        "#. :ref:`sphx_glr_gallery_topic_second.py`\n#. :ref:`sphx_glr_gallery_topic_first.py`\n"
+        "#. :ref:`sphx_glr_gallery_topic_second.py` again\n"
+    )
+    key = sitebuild.HeaderOrder(topic)
+    names = ["first.py", "unlisted_b.py", "second.py", "unlisted_a.py"]
+    assert sorted(names, key=key) == ["second.py", "first.py", "unlisted_a.py", "unlisted_b.py"]
+
+
+def test_header_order_does_not_match_a_longer_name(tmp_path):
+    topic = tmp_path / "topic"
+    topic.mkdir()
+    (topic / "GALLERY_HEADER.rst").write_text(
+        ":ref:`sphx_glr_gallery_topic_my_sdpa.py` :ref:`sphx_glr_gallery_topic_sdpa.py`"
+    )
+    key = sitebuild.HeaderOrder(topic)
+    assert sorted(["sdpa.py", "my_sdpa.py"], key=key) == ["my_sdpa.py", "sdpa.py"]
+
+
+def test_header_order_of_the_real_sections():
+    pytorch2 = Path(__file__).resolve().parents[1] / "examples" / "pytorch2"
+    key = sitebuild.HeaderOrder(pytorch2)
+    assert key("compile_essentials.py") < key("sdpa.py") < key("dtensor.py")
