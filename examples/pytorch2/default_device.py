@@ -1,0 +1,236 @@
+r"""
+Default device
+==============
+
+Factory functions such as ``torch.zeros`` allocate on the CPU unless told
+otherwise. ``torch.set_default_device`` and ``with torch.device(...)`` change
+that for a whole program or a block. This page shows which calls follow the
+default and which do not, what it costs per call (measured here), and how to
+reset it. Examples use the ``meta`` device, which stores shapes but no data
+and exists on every machine, so the switch is visible even without a GPU.
+"""
+
+# %%
+# Read the current default
+# ------------------------
+# ``torch.get_default_device()`` arrived in PyTorch 2.3, after the 2.0
+# documentation; before it, the usual trick was to allocate an empty tensor
+# and read its ``.device``.
+import torch
+
+print("torch.get_default_device():", torch.get_default_device())
+print("old trick, torch.empty(()).device:", torch.empty(()).device)
+
+# %%
+# Set it for the whole program
+# ----------------------------
+# ``torch.set_default_device(device)`` makes every factory call without a
+# ``device=`` argument allocate there, until it is set again.
+# ``torch.set_default_device(None)`` restores the built-in default (the CPU).
+import torch
+
+torch.set_default_device("meta")
+print("after set_default_device('meta'):", torch.get_default_device())
+print("torch.zeros(2, 3):", torch.zeros(2, 3))
+torch.set_default_device(None)
+print("after set_default_device(None): ", torch.get_default_device())
+print("torch.zeros(2, 3).device:", torch.zeros(2, 3).device)
+
+# %%
+# Set it for one block: ``with torch.device(...)``
+# ------------------------------------------------
+# A ``torch.device`` is also a context manager: inside the block it is the
+# default, and the previous default comes back on exit, even after an error.
+import torch
+
+with torch.device("meta"):
+    inside = torch.randn(4)
+    print("inside the block:", torch.get_default_device(), "->", inside.device)
+print("after the block: ", torch.get_default_device(), "->", torch.randn(4).device)
+
+# %%
+# Build a model on a device without copying it
+# --------------------------------------------
+# Modules create their parameters with factory functions, so constructing a
+# model inside the block allocates the weights there directly. With ``meta``
+# this builds a model of any size instantly and without memory; on a GPU it
+# skips the CPU allocation and the copy that ``model.to("cuda")`` would do.
+import torch
+
+with torch.device("meta"):
+    big = torch.nn.Sequential(torch.nn.Linear(8192, 8192), torch.nn.Linear(8192, 8192))
+n_params = sum(p.numel() for p in big.parameters())
+print(f"{n_params / 1e6:.0f} M parameters on {next(big.parameters()).device}, "
+      f"{n_params * 4 / 2**20:.0f} MiB it would take in float32, 0 bytes used")
+
+# %%
+# What follows the default, and what does not
+# -------------------------------------------
+# Only calls that create a tensor from nothing (or from Python data) follow
+# the default. An explicit ``device=`` wins; operations on an existing tensor,
+# ``*_like``, ``.to(dtype)`` and ``torch.from_numpy`` keep the device of their
+# input. ``torch.as_tensor`` of a CPU tensor counts as a factory: it copies.
+import numpy as np
+import torch
+
+cpu_tensor = torch.ones(3)
+with torch.device("meta"):
+    rows = {
+        "torch.zeros(3)": torch.zeros(3),
+        "torch.tensor([1, 2, 3])": torch.tensor([1, 2, 3]),
+        "torch.arange(3)": torch.arange(3),
+        "torch.zeros(3, device='cpu')": torch.zeros(3, device="cpu"),
+        "torch.as_tensor(cpu_tensor)": torch.as_tensor(cpu_tensor),
+        "torch.from_numpy(array)": torch.from_numpy(np.ones(3)),
+        "cpu_tensor + 1": cpu_tensor + 1,
+        "torch.zeros_like(cpu_tensor)": torch.zeros_like(cpu_tensor),
+        "cpu_tensor.to(torch.float64)": cpu_tensor.to(torch.float64),
+        "cpu_tensor.new_zeros(3)": cpu_tensor.new_zeros(3),
+    }
+for call, result in rows.items():
+    print(f"{call:30} -> {result.device}")
+
+# %%
+# ``torch.tensor(existing_tensor)`` copies, and says so
+# -----------------------------------------------------
+# Passing a tensor to ``torch.tensor`` also copies it to the default device,
+# with a ``UserWarning`` that recommends ``.detach().clone()``. The clone stays
+# where the source is; add ``.to(device)`` when a move is what you want.
+import warnings
+
+import torch
+
+cpu_tensor = torch.ones(3)
+with torch.device("meta"), warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    copied = torch.tensor(cpu_tensor)
+    cloned = cpu_tensor.detach().clone()
+print("torch.tensor(cpu_tensor) ->", copied.device)
+print("cpu_tensor.detach().clone() ->", cloned.device)
+for w in caught:
+    print(f"{w.category.__name__}: {str(w.message)[:70]}...")
+
+# %%
+# The cost it can hide: allocations you did not write
+# ---------------------------------------------------
+# A helper that builds an index with ``torch.arange`` works while everything
+# is on the CPU. Under a different default its ``arange`` lands on the default
+# device while the data stays put, and the two no longer mix. On a GPU the
+# same shift can also turn ``torch.tensor(python_list)`` in a loop into a
+# host-to-device copy per step, which waits for the copy to finish.
+import torch
+
+
+def add_positions(x):
+    """Add each row's index to it (an allocation hidden inside)."""
+    return x + torch.arange(x.shape[0]).unsqueeze(1)
+
+
+data = torch.zeros(3, 2)
+print("no default set:", add_positions(data).tolist())
+with torch.device("meta"):
+    try:
+        add_positions(data)
+    except RuntimeError as err:
+        print("default meta, data on cpu -> RuntimeError:", str(err).splitlines()[0])
+
+# %%
+# Time ``torch.tensor(list)`` with a CUDA default
+# -----------------------------------------------
+# With a GPU, the same factory call becomes a copy to device memory. Guarded:
+# it runs only where CUDA exists.
+import torch
+
+from cheatsheet import benchmark, compare
+
+values = list(range(1000))
+if torch.cuda.is_available():
+    on_cpu = benchmark(torch.tensor, values, label="default cpu", device="cpu",
+                       min_time_s=0.3, min_runs=15)
+    with torch.device("cuda"):
+        on_gpu = benchmark(torch.tensor, values, label="default cuda", device="cuda",
+                           min_time_s=0.3, min_runs=15)
+    print(compare([on_cpu, on_gpu]))
+else:
+    print("skipped: no CUDA device, so there is no host-to-device copy to time")
+
+# %%
+# The per-call overhead of a default device
+# -----------------------------------------
+# A default device is implemented as a ``TorchFunctionMode`` that inspects
+# every torch call from Python and adds ``device=`` to factories. That Python
+# work is paid even when the default is ``"cpu"``. Below, tiny allocations
+# are timed without a default, with ``set_default_device("cpu")``, and with
+# the default set plus an explicit ``device=``.
+import functools
+
+import torch
+
+from cheatsheet import benchmark, compare, environment
+
+results = {}
+for name in ("empty", "zeros"):
+    factory = getattr(torch, name)
+    torch.set_default_device(None)
+    plain = benchmark(factory, 16, label=f"torch.{name}(16), no default",
+                      min_time_s=0.3, min_runs=15)
+    torch.set_default_device("cpu")
+    try:
+        with_default = benchmark(factory, 16, label=f"torch.{name}(16), default cpu",
+                                 min_time_s=0.3, min_runs=15)
+        explicit = benchmark(functools.partial(factory, 16, device="cpu"),
+                             label=f"torch.{name}(16, device='cpu'), default cpu",
+                             min_time_s=0.3, min_runs=15)
+    finally:
+        torch.set_default_device(None)
+    results[name] = compare([plain, with_default, explicit])
+
+for name, table in results.items():
+    print(table, end="\n\n")
+for name, table in results.items():
+    for m in table.measurements[1:]:
+        print(table.verdict(m.label))
+environment()
+
+# %%
+# Plot of the ``torch.empty`` timings
+# -----------------------------------
+# The same medians as bars; whiskers show the spread between runs.
+import matplotlib.pyplot as plt
+
+fig = plt.figure(results["empty"].plot("torch.empty(16): cost of a default device"))
+
+# %%
+# Reset before you leave
+# ----------------------
+# A default device is global state: libraries and tests that run later see it
+# too. Prefer the ``with`` block; after ``set_default_device``, restore with
+# ``None`` (or the device you read before changing it).
+import torch
+
+previous = torch.get_default_device()
+torch.set_default_device("meta")
+try:
+    print("during:", torch.empty(1).device)
+finally:
+    torch.set_default_device(None if previous.type == "cpu" else previous)
+print("restored:", torch.get_default_device())
+
+# %%
+# Summary
+# -------
+#
+# ============================================  ==============================================
+# You want                                      Call
+# ============================================  ==============================================
+# the current default (2.3+)                    ``torch.get_default_device()``
+# a default for the whole program               ``torch.set_default_device("cuda")``
+# a default for one block                       ``with torch.device("cuda"): ...``
+# back to the CPU default                       ``torch.set_default_device(None)``
+# a model built directly on a device            construct it inside ``with torch.device(...)``
+# a model with no memory at all                 construct it inside ``with torch.device("meta")``
+# to override the default                       ``device=`` on the call (it always wins)
+# unaffected                                    ops on existing tensors, ``*_like``, ``from_numpy``
+# affected although given a tensor              ``torch.as_tensor(t)``, ``torch.tensor(t)``
+# zero overhead                                 no default set; pass ``device=`` explicitly
+# ============================================  ==============================================

@@ -1,0 +1,248 @@
+r"""
+Devices: CUDA, MPS, XPU, CPU
+============================
+
+PyTorch runs the same code on NVIDIA and AMD GPUs (``cuda``), Apple silicon
+(``mps``), Intel GPUs (``xpu``) and the CPU. This page asks each backend what it
+has, shows the device-neutral ``torch.accelerator`` API, picks a device with
+``cheatsheet.pick_device``, moves tensors and models, and shows why a timing on
+a GPU must wait for the device first. It runs on whatever the build machine
+has; a table near the end shows what a CUDA box and a Mac would print instead.
+"""
+
+# %%
+# Is there an NVIDIA (or AMD) GPU?
+# --------------------------------
+# ``torch.cuda.is_available()`` is the check; ROCm builds answer it too, since
+# they reuse the ``cuda`` device name. Ask for names and capabilities only once
+# it says yes: those calls raise on a machine without a GPU.
+import torch
+
+print("torch.cuda.is_available():", torch.cuda.is_available())
+print("torch.cuda.device_count(): ", torch.cuda.device_count())
+print("CUDA version of this build:", torch.version.cuda)
+if torch.cuda.is_available():
+    for index in range(torch.cuda.device_count()):
+        name = torch.cuda.get_device_name(index)
+        major, minor = torch.cuda.get_device_capability(index)
+        print(f"  cuda:{index}  {name}  (compute capability {major}.{minor})")
+else:
+    print("skipped get_device_name / get_device_capability: no CUDA device here")
+
+# %%
+# Is there an Apple GPU (MPS)?
+# ----------------------------
+# Two questions: was this PyTorch compiled with Metal support (``is_built``),
+# and can it use a GPU right now (``is_available``: needs Apple silicon and a
+# recent macOS). Only a macOS wheel answers yes to the first.
+import torch
+
+print("torch.backends.mps.is_built():    ", torch.backends.mps.is_built())
+print("torch.backends.mps.is_available():", torch.backends.mps.is_available())
+
+# %%
+# Is there an Intel GPU (XPU)?
+# ----------------------------
+# ``torch.xpu`` mirrors ``torch.cuda`` for Intel Arc and Data Center GPUs. It
+# has prebuilt wheels since PyTorch 2.5, so it is newer than the PyTorch 2.0
+# documentation; on other builds the checks simply answer no.
+import torch
+
+print("torch.xpu.is_available():", torch.xpu.is_available())
+print("torch.xpu.device_count():", torch.xpu.device_count())
+
+# %%
+# One question for every backend: ``torch.accelerator``
+# -----------------------------------------------------
+# ``torch.accelerator`` (added in PyTorch 2.6, long after the 2.0 docs) answers
+# for whichever accelerator this build targets, so code need not test
+# ``cuda``, ``mps`` and ``xpu`` in turn. ``current_accelerator()`` is a
+# compile-time answer and returns ``None`` on a CPU-only build; pass
+# ``check_available=True`` to ask the driver as well.
+import torch
+
+print("is_available():       ", torch.accelerator.is_available())
+print("device_count():       ", torch.accelerator.device_count())
+print("current_accelerator():", torch.accelerator.current_accelerator())
+accelerator = torch.accelerator.current_accelerator(check_available=True)
+device = accelerator if accelerator is not None else torch.device("cpu")
+print("device to use:", device)
+
+# %%
+# What this machine has, best first
+# ---------------------------------
+# ``cheatsheet.available_devices()`` lists every usable device, ``"cpu"``
+# last; ``pick_device()`` returns the best one (CUDA, then MPS, then XPU,
+# then CPU). The other pages of this site run on ``pick_device()``.
+from cheatsheet import available_devices, pick_device
+
+print("available_devices():", available_devices())
+print("pick_device():      ", pick_device())
+print("pick_device('cpu'): ", pick_device("cpu"))
+
+# %%
+# Force a device with ``CHEATSHEET_DEVICE``
+# -----------------------------------------
+# The environment variable overrides the automatic choice, so a GPU machine can
+# build the CPU view of the site. A malformed value, or a device the machine
+# lacks, raises ``ValueError`` rather than quietly running somewhere else.
+import os
+
+from cheatsheet import ENV_VAR, pick_device
+
+saved = os.environ.get(ENV_VAR)
+try:
+    for value in ("cpu", "gpu", "cuda:3"):
+        os.environ[ENV_VAR] = value
+        try:
+            print(f"{ENV_VAR}={value!r:9} -> {pick_device()}")
+        except ValueError as err:
+            print(f"{ENV_VAR}={value!r:9} -> ValueError: {err}")
+finally:
+    if saved is None:
+        os.environ.pop(ENV_VAR, None)
+    else:
+        os.environ[ENV_VAR] = saved
+
+# %%
+# Move tensors and models
+# -----------------------
+# ``tensor.to(device)`` returns a copy on that device (or the tensor itself
+# when it is already there). ``module.to(device)`` moves the parameters in
+# place and returns the same module, so ``model = model.to(device)`` and
+# ``model.to(device)`` do the same thing.
+import torch
+
+from cheatsheet import pick_device
+
+device = pick_device()
+x = torch.randn(4, 3)
+model = torch.nn.Linear(3, 2)
+
+x_dev = x.to(device)
+print("tensor on:", x_dev.device)
+print("x.to('cpu') is x (already there, no copy):", x.to("cpu") is x)
+print("module.to returns the same module:", model.to(device) is model)
+print("parameters on:", {p.device for p in model.parameters()})
+print("output on:", model(x_dev).device)
+print("back to the host for numpy:", type(model(x_dev).detach().cpu().numpy()).__name__)
+
+# %%
+# Tensors on different devices do not mix
+# ---------------------------------------
+# An operation needs its tensors on one device; PyTorch does not copy for you.
+# The ``meta`` device (shapes only, no data) exists everywhere, so it shows the
+# error on this machine too. Zero-dimensional CPU tensors are the exception:
+# they may join a GPU operation as scalars.
+import torch
+
+on_cpu = torch.ones(3)
+on_meta = torch.ones(3, device="meta")
+try:
+    on_cpu + on_meta
+except RuntimeError as err:
+    print("RuntimeError:", str(err).splitlines()[0])
+print("a 0-dim CPU tensor joins:", (on_meta + torch.tensor(2.0)).device)
+
+# %%
+# Operations MPS lacks: ``PYTORCH_ENABLE_MPS_FALLBACK``
+# -----------------------------------------------------
+# A few operators have no Metal kernel. By default calling one on an ``mps``
+# tensor raises ``NotImplementedError``; with ``PYTORCH_ENABLE_MPS_FALLBACK=1``
+# set in the environment before ``import torch``, PyTorch copies the inputs to the
+# CPU, runs the CPU kernel and copies back, with a warning. That keeps code
+# running, but each fallback is a round trip through host memory.
+import os
+
+import torch
+
+print("PYTORCH_ENABLE_MPS_FALLBACK =", os.environ.get("PYTORCH_ENABLE_MPS_FALLBACK", "(unset)"))
+if torch.backends.mps.is_available():
+    x = torch.randn(1000, device="mps")
+    print("sum on MPS:", x.sum().item(), "on", x.device)
+else:
+    print("skipped the MPS run: this machine has no Apple GPU")
+
+# %%
+# Wait for the device before reading the clock
+# --------------------------------------------
+# GPU kernels run asynchronously: a call returns as soon as the work is queued.
+# A timer read without ``cheatsheet.synchronize(device)`` (which calls
+# ``torch.cuda.synchronize`` and friends) measures only the queuing. On the CPU
+# work finishes before the call returns, so both numbers below agree here.
+import time
+
+import torch
+
+from cheatsheet import pick_device, synchronize
+
+device = pick_device()
+a = torch.randn(512, 512, device=device)
+b = torch.randn(512, 512, device=device)
+a @ b  # first call: lazy initialisation, kept out of the timing
+synchronize(device)
+
+start = time.perf_counter()
+for _ in range(20):
+    c = a @ b
+queued_s = time.perf_counter() - start
+synchronize(device)
+finished_s = time.perf_counter() - start
+print(f"device: {device}")
+print(f"20 matmuls, clock read before synchronize: {queued_s * 1e3:.2f} ms")
+print(f"20 matmuls, clock read after synchronize:  {finished_s * 1e3:.2f} ms")
+
+# %%
+# ``cheatsheet.benchmark`` synchronizes for you
+# ---------------------------------------------
+# It synchronizes before every clock read (and uses CUDA events on a CUDA
+# device), so its medians include the device's work. The stamp says which
+# machine produced the number.
+import torch
+
+from cheatsheet import benchmark, environment, pick_device
+
+device = pick_device()
+a = torch.randn(512, 512, device=device)
+b = torch.randn(512, 512, device=device)
+print(benchmark(torch.matmul, a, b, label="512x512 matmul", min_time_s=0.3, min_runs=15))
+environment()
+
+# %%
+# What the checks print elsewhere
+# -------------------------------
+# Typical output on other machines, **not measured by this build** (names and
+# counts depend on the machine):
+#
+# ===========================================  ===============================  ======================
+# Check                                        CUDA box (2 GPUs)                Mac with Apple silicon
+# ===========================================  ===============================  ======================
+# ``torch.cuda.is_available()``                ``True``                         ``False``
+# ``torch.cuda.device_count()``                ``2``                            ``0``
+# ``torch.cuda.get_device_name(0)``            ``'NVIDIA H100 80GB HBM3'``      raises (no CUDA)
+# ``torch.backends.mps.is_built()``            ``False``                        ``True``
+# ``torch.backends.mps.is_available()``        ``False``                        ``True``
+# ``torch.xpu.is_available()``                 ``False``                        ``False``
+# ``torch.accelerator.current_accelerator()``  ``device(type='cuda')``          ``device(type='mps')``
+# ``cheatsheet.available_devices()``           ``['cuda:0', 'cuda:1', 'cpu']``  ``['mps', 'cpu']``
+# ``cheatsheet.pick_device()``                 ``device(type='cuda')``          ``device(type='mps')``
+# time read before synchronize                 far below the real time          far below the real time
+# ===========================================  ===============================  ======================
+
+# %%
+# Summary
+# -------
+#
+# ==========================================  ==============================================
+# You want                                    Call
+# ==========================================  ==============================================
+# a CUDA (or ROCm) GPU?                       ``torch.cuda.is_available()``, ``device_count()``
+# its name                                    ``torch.cuda.get_device_name(i)`` (guarded)
+# an Apple GPU?                               ``torch.backends.mps.is_available()`` / ``is_built()``
+# an Intel GPU?                               ``torch.xpu.is_available()``
+# any accelerator (2.6+)                      ``torch.accelerator.current_accelerator(check_available=True)``
+# the best device                             ``cheatsheet.pick_device()``; ``CHEATSHEET_DEVICE=cpu`` to force
+# move data                                   ``x.to(device)`` (copy), ``model.to(device)`` (in place)
+# MPS ops without a kernel                    ``PYTORCH_ENABLE_MPS_FALLBACK=1`` before starting Python
+# honest GPU timings                          ``cheatsheet.synchronize(device)`` before each clock read
+# ==========================================  ==============================================
