@@ -1,0 +1,248 @@
+r"""
+Mixed precision
+===============
+
+``torch.autocast`` runs the operations that tolerate it (matrix products,
+convolutions) in a 16-bit type and keeps the rest in ``float32``, without
+changing the model's code. On the CPU the 16-bit type is ``bfloat16``; on
+CUDA it is usually ``float16``, together with ``torch.amp.GradScaler``. This
+page shows which operations change dtype, runs a training step under
+autocast, and measures whether ``bfloat16`` is faster on the build machine.
+"""
+
+# %%
+# Two 16-bit types
+# ----------------
+# ``float16`` keeps more mantissa bits but a narrow range: values below about
+# ``6e-8`` become zero, a typical problem for small gradients. ``bfloat16``
+# keeps the exponent range of ``float32`` and gives up precision instead.
+import torch
+
+for dtype in (torch.float32, torch.float16, torch.bfloat16):
+    info = torch.finfo(dtype)
+    print(f"{str(dtype):15} max {info.max:9.3g}  smallest normal {info.tiny:9.3g}  eps {info.eps:.3g}")
+tiny_grad = torch.tensor(1e-8)
+print("1e-8 as float16: ", tiny_grad.to(torch.float16).item())
+print("1e-8 as bfloat16:", tiny_grad.to(torch.bfloat16).item())
+
+# %%
+# Autocast on the CPU
+# -------------------
+# ``torch.autocast("cpu")`` defaults to ``bfloat16``. Inputs and parameters
+# stay ``float32``; only the outputs of eligible operations are 16-bit.
+# ``torch.cpu.amp.autocast`` and ``torch.cuda.amp.autocast`` from older docs are
+# deprecated in PyTorch 2.13: use ``torch.autocast(device_type)``.
+import torch
+
+model = torch.nn.Linear(16, 8)
+x = torch.randn(4, 16)
+with torch.autocast("cpu"):
+    print("autocast enabled:", torch.is_autocast_enabled("cpu"),
+          "| dtype:", torch.get_autocast_dtype("cpu"))
+    y = model(x)
+print("input", x.dtype, "| weight", model.weight.dtype, "| output", y.dtype)
+
+# %%
+# Which operations autocast
+# -------------------------
+# Each backend has a list of operations that run in the 16-bit type (matrix
+# products, convolutions), a list forced to ``float32`` (most losses, some
+# reductions), and everything else runs in whatever dtype it is given. So the
+# same ``softmax`` stays ``float32`` on a ``float32`` input but follows a
+# ``bfloat16`` matmul output. The full lists are in the "Autocast Op
+# Reference" of the ``torch.amp`` documentation.
+import torch
+import torch.nn.functional as F
+
+x = torch.randn(8, 16)
+w = torch.randn(16, 16)
+norm = torch.nn.LayerNorm(16)
+target = torch.zeros(8, dtype=torch.long)
+ops = {
+    "matmul (x @ w)": lambda t: t @ w,
+    "linear": lambda t: F.linear(t, w),
+    "softmax": lambda t: F.softmax(t, dim=-1),
+    "sum": torch.sum,
+    "layer_norm": norm,
+    "cross_entropy": lambda t: F.cross_entropy(t, target),
+    "mse_loss": lambda t: F.mse_loss(t, torch.zeros_like(t)),
+}
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    half = x @ w
+    print(f"{'operation':16} {'on float32 input':18} on bfloat16 input")
+    for name, op in ops.items():
+        print(f"{name:16} {str(op(x).dtype):18} {op(half).dtype}")
+
+# %%
+# The same table on CUDA
+# ----------------------
+# CUDA autocasts to ``float16`` and its ``float32`` list is longer: it includes
+# ``softmax``, ``layer_norm`` and ``sum``, which the CPU lets follow their input.
+# Guarded: it runs only where CUDA exists.
+import torch
+import torch.nn.functional as F
+
+if torch.cuda.is_available():
+    x = torch.randn(8, 16, device="cuda")
+    w = torch.randn(16, 16, device="cuda")
+    with torch.autocast("cuda"):
+        half = x @ w
+        print("matmul:", half.dtype)
+        print("softmax of the matmul output:", F.softmax(half, dim=-1).dtype)
+        print("sum of the matmul output:", half.sum().dtype)
+else:
+    print("skipped: no CUDA device; on one, softmax/layer_norm/sum return float32 "
+          "under autocast even on float16 inputs")
+
+# %%
+# Step out of autocast for one operation
+# --------------------------------------
+# A nested ``torch.autocast(..., enabled=False)`` turns it off for a block.
+# Tensors made inside autocast keep their dtype, so cast them back with
+# ``.float()`` before an operation that needs full precision.
+import torch
+
+x = torch.randn(4, 4)
+with torch.autocast("cpu"):
+    product = x @ x
+    with torch.autocast("cpu", enabled=False):
+        exact = product.float() @ x
+print("inside autocast:", product.dtype, "| autocast disabled:", exact.dtype)
+
+# %%
+# A training step under autocast on the CPU
+# -----------------------------------------
+# Put only the forward pass and the loss inside the ``with``; ``backward`` and
+# the optimizer step run outside. Weights and their gradients stay
+# ``float32``, so no gradient scaler is needed with ``bfloat16``.
+import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 10))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+inputs, labels = torch.randn(128, 32), torch.randint(0, 10, (128,))
+
+for step in range(5):
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        logits = model(inputs)
+        loss = F.cross_entropy(logits, labels)
+    loss.backward()
+    optimizer.step()
+    print(f"step {step}: loss {loss.item():.4f}")
+print("logits", logits.dtype, "| loss", loss.dtype,
+      "| weight", model[0].weight.dtype, "| grad", model[0].weight.grad.dtype)
+
+# %%
+# ``float16`` on CUDA needs a ``GradScaler``
+# ------------------------------------------
+# With ``float16``, small gradients underflow to zero. ``GradScaler``
+# multiplies the loss before ``backward``, divides the gradients before the
+# step, and skips steps whose gradients overflowed. Its current spelling is
+# ``torch.amp.GradScaler("cuda")``; ``torch.cuda.amp.GradScaler`` is deprecated.
+import torch
+import torch.nn.functional as F
+
+if torch.cuda.is_available():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(),
+                                torch.nn.Linear(64, 10)).cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cuda")
+    inputs = torch.randn(128, 32, device="cuda")
+    labels = torch.randint(0, 10, (128,), device="cuda")
+    for step in range(5):
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.float16):
+            loss = F.cross_entropy(model(inputs), labels)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)  # unscales first; skips the step on inf/NaN
+        scaler.update()
+        print(f"step {step}: loss {loss.item():.4f}, scale {scaler.get_scale():.0f}")
+else:
+    print("skipped: no CUDA device, so the float16 + GradScaler step did not run here")
+
+# %%
+# Is ``bfloat16`` faster here?
+# ----------------------------
+# It depends on the CPU's ``bfloat16`` support (AVX-512 BF16, AMX) and on the
+# kernels PyTorch picks for it; the casts themselves also cost time. Timed: a
+# matmul-heavy MLP forward pass in ``float32``, under ``bfloat16`` autocast,
+# and with the model converted to ``bfloat16`` outright.
+import copy
+
+import torch
+
+from cheatsheet import benchmark, compare, environment
+
+torch.manual_seed(0)
+mlp = torch.nn.Sequential(
+    torch.nn.Linear(1024, 1024), torch.nn.ReLU(),
+    torch.nn.Linear(1024, 1024), torch.nn.ReLU(),
+    torch.nn.Linear(1024, 1024),
+).eval()
+mlp_bf16 = copy.deepcopy(mlp).to(torch.bfloat16)
+batch = torch.randn(256, 1024)
+batch_bf16 = batch.to(torch.bfloat16)
+
+
+@torch.no_grad()
+def forward_fp32(x):
+    return mlp(x)
+
+
+@torch.no_grad()
+def forward_autocast(x):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return mlp(x)
+
+
+@torch.no_grad()
+def forward_bf16(x):
+    return mlp_bf16(x)
+
+
+print("CPU kernels used:", torch.backends.cpu.get_cpu_capability())
+try:
+    with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+        flags = next(line for line in cpuinfo if line.startswith("flags")).split()
+    print("CPU flags:", {f: f in flags for f in ("avx512_bf16", "amx_bf16")})
+except (OSError, StopIteration):
+    print("CPU flags: not readable on this OS")
+fp32 = benchmark(forward_fp32, batch, label="float32", min_time_s=0.3, min_runs=15)
+autocast = benchmark(forward_autocast, batch, label="autocast bfloat16", min_time_s=0.3, min_runs=15)
+pure = benchmark(forward_bf16, batch_bf16, label="model in bfloat16", min_time_s=0.3, min_runs=15)
+mixed = compare([fp32, autocast, pure])
+reference = forward_fp32(batch)
+for label, out in (("autocast bfloat16", forward_autocast(batch)),
+                   ("model in bfloat16", forward_bf16(batch_bf16))):
+    error = (out.float() - reference).abs().max().item()
+    print(f"{mixed.verdict(label)}; largest difference from float32 {error:.3g}")
+environment()
+
+# %%
+# The measurements
+# ----------------
+# The table and plot of the three runs above.
+import matplotlib.pyplot as plt
+
+fig = plt.figure(mixed.plot("MLP forward, batch 256, width 1024"))
+mixed
+
+# %%
+# Summary
+# -------
+#
+# ============================================  ==================================================================================
+# You want                                      Call
+# ============================================  ==================================================================================
+# mixed precision on the CPU                    ``with torch.autocast("cpu"):`` (``bfloat16``)
+# mixed precision on CUDA                       ``with torch.autocast("cuda"):`` (``float16``)
+# another 16-bit type                           ``torch.autocast(device, dtype=torch.bfloat16)``
+# the active setting                            ``torch.is_autocast_enabled(device)``, ``torch.get_autocast_dtype(device)``
+# full precision for one block                  nested ``torch.autocast(device, enabled=False)`` + ``.float()``
+# loss scaling for ``float16``                  ``scaler = torch.amp.GradScaler("cuda")``
+# the scaled step                               ``scaler.scale(loss).backward()``, ``scaler.step(opt)``, ``scaler.update()``
+# deprecated spellings                          ``torch.cuda.amp.autocast``, ``torch.cpu.amp.autocast``, ``torch.cuda.amp.GradScaler``
+# ============================================  ==================================================================================
