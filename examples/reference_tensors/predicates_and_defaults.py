@@ -99,8 +99,8 @@ torch.set_default_dtype(torch.float32)  # restore
 # torch.set_default_tensor_type
 # -----------------------------
 # Deprecated since PyTorch 2.1: it still works but warns, and the replacements are
-# ``set_default_dtype`` and ``set_default_device``. Here the warning is caught and
-# its first sentence printed.
+# ``set_default_dtype`` and ``set_default_device``. Here the warning (issued once
+# per process) is recorded and its first clause printed.
 import warnings
 
 with warnings.catch_warnings(record=True) as caught:
@@ -108,7 +108,8 @@ with warnings.catch_warnings(record=True) as caught:
     torch.set_default_tensor_type(torch.DoubleTensor)
     print("default dtype now:", torch.get_default_dtype())
     torch.set_default_tensor_type(torch.FloatTensor)  # restore
-print(str(caught[0].message).split(",")[0])
+for w in caught:  # PyTorch warns once per process, so this may be empty
+    print("caught:", str(w.message).split(",")[0])
 
 # %%
 # .. _api-torch-set-default-device:

@@ -1,0 +1,254 @@
+r"""
+Linear algebra and Fourier transforms
+=====================================
+
+The ``torch.linalg`` functions (norms, rank, determinant, inverse, solvers,
+and the Cholesky, QR, eigenvalue and singular value decompositions) and the
+``torch.fft`` transforms with their frequency helper. Every function accepts
+batches: leading dimensions are treated as a stack of matrices or signals.
+"""
+
+# %%
+# .. _api-torch-diag:
+#
+# torch.diag
+# ----------
+# A vector becomes a diagonal matrix, a matrix gives back its diagonal;
+# ``diagonal`` is the view-returning, batch-aware reader.
+import torch
+
+print(torch.diag(torch.tensor([1, 2, 3])))
+torch.diag(torch.tensor([[1, 2], [3, 4]]))
+
+# %%
+# .. _api-torch-tensor-mh:
+#
+# torch.Tensor.mH
+# ---------------
+# The conjugate transpose of the last two dimensions (``adjoint()`` is the method
+# form; ``.mT`` transposes without conjugating).
+c = torch.tensor([[1 + 1j, 2], [0, 3 - 2j]])
+print(c.mH)
+torch.equal(c.mH, c.adjoint())
+
+# %%
+# .. _api-torch-linalg-vector-norm:
+#
+# torch.linalg.vector_norm
+# ------------------------
+# The ``ord``-norm of all elements, or along ``dim`` (2 by default; ``inf`` is
+# the largest magnitude).
+v = torch.tensor([[3.0, -4.0], [1.0, 1.0]])
+print(torch.linalg.vector_norm(v), torch.linalg.vector_norm(v, dim=1))
+torch.linalg.vector_norm(v, ord=float("inf"))
+
+# %%
+# .. _api-torch-linalg-matrix-norm:
+#
+# torch.linalg.matrix_norm
+# ------------------------
+# Norms of matrices: Frobenius by default, ``"nuc"`` (sum of singular values),
+# ``2`` (largest singular value), ``1`` and ``inf`` (column and row sums).
+for order in ("fro", "nuc", 2, 1):
+    print(order, torch.linalg.matrix_norm(v, ord=order))
+
+# %%
+# .. _api-torch-linalg-matrix-rank:
+#
+# torch.linalg.matrix_rank
+# ------------------------
+# The number of singular values above a tolerance.
+low_rank = torch.outer(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, -1.0, 0.5]))
+print(torch.linalg.matrix_rank(low_rank), torch.linalg.matrix_rank(torch.eye(3)))
+
+# %%
+# .. _api-torch-linalg-det:
+#
+# torch.linalg.det
+# ----------------
+# The determinant (``slogdet`` returns sign and log-magnitude, safer for large
+# matrices).
+A = torch.tensor([[4.0, 1.0], [2.0, 3.0]])
+torch.linalg.det(A)
+
+# %%
+# .. _api-torch-linalg-inv:
+#
+# torch.linalg.inv
+# ----------------
+# The inverse of a square matrix; raises for a singular one. To solve a system,
+# ``solve`` is faster and more accurate than multiplying by the inverse.
+print(torch.linalg.inv(A))
+try:
+    torch.linalg.inv(torch.ones(2, 2))
+except RuntimeError as err:
+    print("RuntimeError:", str(err).split(":")[-1].strip())
+
+# %%
+# .. _api-torch-linalg-solve:
+#
+# torch.linalg.solve
+# ------------------
+# The ``x`` with ``A @ x = b`` for square, invertible ``A``.
+b = torch.tensor([9.0, 13.0])
+x = torch.linalg.solve(A, b)
+print(x, A @ x)
+
+# %%
+# .. _api-torch-linalg-lstsq:
+#
+# torch.linalg.lstsq
+# ------------------
+# Least-squares solution of an over- or under-determined system; here a line
+# fitted through three points. The old ``torch.lstsq`` (arguments in the other
+# order) is still importable but only raises, pointing here.
+X = torch.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])  # columns: intercept, slope
+y = torch.tensor([[1.0], [3.0], [4.0]])
+print(torch.linalg.lstsq(X, y).solution.flatten())
+try:
+    torch.lstsq(y, X)
+except RuntimeError as err:
+    print("torch.lstsq -> RuntimeError:", str(err).splitlines()[0])
+
+# %%
+# .. _api-torch-linalg-cholesky:
+#
+# torch.linalg.cholesky
+# ---------------------
+# The lower-triangular ``L`` with ``L @ L.mH == A`` for a symmetric (Hermitian)
+# positive-definite ``A``; ``cholesky_ex`` reports failure without raising.
+S = torch.tensor([[4.0, 2.0], [2.0, 5.0]])
+L = torch.linalg.cholesky(S)
+print(L)
+torch.allclose(L @ L.mT, S)
+
+# %%
+# .. _api-torch-linalg-qr:
+#
+# torch.linalg.qr
+# ---------------
+# ``Q`` with orthonormal columns and upper-triangular ``R`` such that
+# ``Q @ R == A`` (``mode="reduced"`` by default).
+Q, R = torch.linalg.qr(X)
+print(R)
+print(torch.allclose(Q @ R, X, atol=1e-6), torch.allclose(Q.mT @ Q, torch.eye(2), atol=1e-6))
+
+# %%
+# .. _api-torch-linalg-eigh:
+#
+# torch.linalg.eigh
+# -----------------
+# Eigenvalues (ascending) and eigenvectors of a symmetric or Hermitian matrix;
+# ``eigvalsh`` returns the values only, ``eig`` handles general matrices.
+vals, vecs = torch.linalg.eigh(torch.tensor([[2.0, 1.0], [1.0, 2.0]]))
+print(vals)
+vecs
+
+# %%
+# .. _api-torch-linalg-svd:
+#
+# torch.linalg.svd
+# ----------------
+# ``U``, ``S``, ``Vh`` with ``A = U @ diag(S) @ Vh``, singular values in
+# descending order; ``full_matrices=False`` gives the thin factors and
+# ``svdvals`` only ``S``.
+U, S_, Vh = torch.linalg.svd(X, full_matrices=False)
+print(U.shape, S_, Vh.shape)
+torch.allclose(U @ torch.diag(S_) @ Vh, X, atol=1e-6)
+
+# %%
+# .. _api-torch-fft-fft:
+#
+# torch.fft.fft
+# -------------
+# The discrete Fourier transform of a signal (last dimension by default), always
+# complex; ``n=`` pads or trims first.
+signal = torch.tensor([1.0, 2.0, 0.0, -1.0])
+torch.fft.fft(signal)
+
+# %%
+# .. _api-torch-fft-ifft:
+#
+# torch.fft.ifft
+# --------------
+# The inverse transform: ``ifft(fft(x))`` gives ``x`` back (as complex).
+torch.fft.ifft(torch.fft.fft(signal))
+
+# %%
+# .. _api-torch-fft-rfft:
+#
+# torch.fft.rfft
+# --------------
+# For real input, only the ``n // 2 + 1`` non-redundant frequencies.
+torch.fft.rfft(signal)
+
+# %%
+# .. _api-torch-fft-irfft:
+#
+# torch.fft.irfft
+# ---------------
+# Inverse of ``rfft``, returning a real signal; pass ``n`` to recover odd
+# lengths, which the half spectrum cannot tell apart.
+odd = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+half = torch.fft.rfft(odd)
+print(torch.fft.irfft(half).shape, torch.fft.irfft(half, n=odd.numel()))
+
+# %%
+# .. _api-torch-fft-fftn:
+#
+# torch.fft.fftn
+# --------------
+# The transform over several dimensions at once (all by default); ``fft2``
+# does the last two. It equals 1-D transforms applied one dimension at a time.
+torch.manual_seed(0)
+img = torch.randn(4, 6)
+separable = torch.fft.fft(torch.fft.fft(img, dim=0), dim=1)
+torch.testing.assert_close(torch.fft.fftn(img), separable)
+print(torch.fft.fftn(img).shape, torch.allclose(torch.fft.fft2(img), torch.fft.fftn(img)))
+
+# %%
+# .. _api-torch-fft-irfftn:
+#
+# torch.fft.irfftn
+# ----------------
+# Inverse of ``rfftn``; pass the original size with ``s=`` so odd sizes come back
+# exactly.
+vol = torch.randn(3, 5)
+back = torch.fft.irfftn(torch.fft.rfftn(vol), s=vol.shape)
+print(back.shape, torch.allclose(back, vol, atol=1e-6))
+
+# %%
+# .. _api-torch-fft-fftfreq:
+#
+# torch.fft.fftfreq
+# -----------------
+# The frequency of each ``fft`` output bin for ``n`` samples spaced ``d`` apart
+# (``rfftfreq`` matches ``rfft``; ``fftshift`` centres zero frequency).
+print(torch.fft.fftfreq(4, d=0.5))
+torch.fft.fftshift(torch.fft.fftfreq(4, d=0.5))
+
+# %%
+# Summary
+# -------
+#
+# ==========================================  ===========================================
+# Call                                        Computes
+# ==========================================  ===========================================
+# ``torch.diag(t)``                           diagonal matrix or diagonal
+# ``t.mH``                                    conjugate transpose (``adjoint()``)
+# ``torch.linalg.vector_norm(t, ord)``        vector norms
+# ``torch.linalg.matrix_norm(A, ord)``        matrix norms
+# ``torch.linalg.matrix_rank(A)``             numerical rank
+# ``torch.linalg.det(A)``                     determinant
+# ``torch.linalg.inv(A)``                     inverse
+# ``torch.linalg.solve(A, b)``                ``x`` with ``A @ x = b``
+# ``torch.linalg.lstsq(A, b)``                least-squares ``x``
+# ``torch.linalg.cholesky(A)``                ``L`` with ``L @ L.mH = A``
+# ``torch.linalg.qr(A)``                      ``Q``, ``R``
+# ``torch.linalg.eigh(A)``                    eigenpairs of symmetric ``A``
+# ``torch.linalg.svd(A)``                     ``U``, ``S``, ``Vh``
+# ``torch.fft.fft / ifft``                    DFT and its inverse
+# ``torch.fft.rfft / irfft``                  DFT of real signals
+# ``torch.fft.fftn / irfftn``                 n-dimensional transforms
+# ``torch.fft.fftfreq(n, d)``                 bin frequencies
+# ==========================================  ===========================================

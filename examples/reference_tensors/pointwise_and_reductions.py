@@ -1,0 +1,220 @@
+r"""
+Pointwise math and reductions
+=============================
+
+Functions applied to every element (absolute value, clamping, exponentials,
+logarithms, the logistic sigmoid, step and interpolation), then reductions
+that collapse one or all dimensions (sums, means, spread, products, running
+sums, a stable log-sum-exp, maxima, distances and norms).
+"""
+
+# %%
+# .. _api-torch-abs:
+#
+# torch.abs
+# ---------
+# Absolute value; on complex tensors it returns the magnitude as a real tensor.
+import torch
+
+print(torch.abs(torch.tensor([-2, 0, 3])))
+torch.abs(torch.tensor([3 + 4j]))
+
+# %%
+# .. _api-torch-clamp:
+#
+# torch.clamp
+# -----------
+# Limits values to ``[min, max]``; either bound may be omitted or be a tensor
+# (alias ``torch.clip``).
+print(torch.clamp(torch.tensor([-3.0, 0.5, 8.0]), min=0.0, max=1.0))
+torch.clamp(torch.tensor([-3.0, 0.5, 8.0]), min=torch.tensor([-1.0, 1.0, 0.0]))
+
+# %%
+# .. _api-torch-exp:
+#
+# torch.exp
+# ---------
+# ``e ** x`` elementwise; ``torch.expm1`` is accurate for tiny ``x``.
+print(torch.exp(torch.tensor([0.0, 1.0, -1.0])))
+torch.expm1(torch.tensor([1e-10], dtype=torch.float64))
+
+# %%
+# .. _api-torch-log:
+#
+# torch.log
+# ---------
+# Natural logarithm: ``-inf`` at zero and ``nan`` for negative inputs;
+# ``log2``, ``log10`` and ``log1p`` are the variants.
+torch.log(torch.tensor([1.0, torch.e, 0.0, -1.0]))
+
+# %%
+# .. _api-torch-sqrt:
+#
+# torch.sqrt
+# ----------
+# Square root (``nan`` for negative real inputs); ``torch.rsqrt`` gives
+# ``1 / sqrt(x)``.
+print(torch.sqrt(torch.tensor([4.0, 2.0, -1.0])))
+torch.rsqrt(torch.tensor([4.0]))
+
+# %%
+# .. _api-torch-sigmoid:
+#
+# torch.sigmoid
+# -------------
+# The logistic function ``1 / (1 + exp(-x))``, saturating to 0 and 1 without
+# overflow.
+torch.sigmoid(torch.tensor([-100.0, 0.0, 2.0]))
+
+# %%
+# .. _api-torch-heaviside:
+#
+# torch.heaviside
+# ---------------
+# Step function: 0 for negative inputs, 1 for positive ones, and ``values`` (a
+# tensor, broadcast) where the input is exactly zero.
+steps = torch.tensor([-0.5, 0.0, 0.0, 4.0])
+print(torch.heaviside(steps, torch.tensor([0.5])))
+torch.heaviside(steps, torch.tensor([9.0, 1.0, -1.0, 9.0]))
+
+# %%
+# .. _api-torch-lerp:
+#
+# torch.lerp
+# ----------
+# Linear interpolation ``start + weight * (end - start)``, as in an exponential
+# moving average.
+avg = torch.tensor([0.0, 10.0])
+torch.lerp(avg, torch.tensor([1.0, 20.0]), weight=0.1)
+
+# %%
+# .. _api-torch-sum:
+#
+# torch.sum
+# ---------
+# Sums everything, or along ``dim`` (one or several), optionally keeping the
+# reduced dimension with size 1 for broadcasting.
+m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+print(torch.sum(m), torch.sum(m, dim=0), torch.sum(m, dim=1, keepdim=True).shape)
+
+# %%
+# .. _api-torch-mean:
+#
+# torch.mean
+# ----------
+# The average; needs a floating or complex dtype (pass ``dtype=`` for integer
+# input). ``torch.nanmean`` skips ``nan``.
+print(torch.mean(m, dim=1), torch.mean(torch.arange(4), dtype=torch.float32))
+torch.nanmean(torch.tensor([1.0, float("nan"), 3.0]))
+
+# %%
+# .. _api-torch-std:
+#
+# torch.std
+# ---------
+# Standard deviation; ``correction=1`` (Bessel, the default) divides by
+# ``n - 1`` and ``correction=0`` by ``n``. Prefer it to the older
+# ``unbiased=True/False``, which still works.
+samples = torch.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])
+print(torch.std(samples), torch.std(samples, correction=0))
+
+# %%
+# .. _api-torch-var:
+#
+# torch.var
+# ---------
+# Variance, with the same ``correction`` rule; ``torch.var_mean`` returns both in
+# one pass.
+print(torch.var(samples, correction=0))
+torch.var_mean(samples, correction=0)
+
+# %%
+# .. _api-torch-prod:
+#
+# torch.prod
+# ----------
+# Product of all elements or along one ``dim``.
+print(torch.prod(m), torch.prod(m, dim=1))
+
+# %%
+# .. _api-torch-cumsum:
+#
+# torch.cumsum
+# ------------
+# Running sum along ``dim`` (``cumprod``, ``cummax`` and ``cummin`` are its
+# siblings).
+print(torch.cumsum(torch.tensor([1, 2, 3, 4]), dim=0))
+torch.cumsum(m, dim=1)
+
+# %%
+# .. _api-torch-logsumexp:
+#
+# torch.logsumexp
+# ---------------
+# ``log(sum(exp(x)))`` computed without overflow, the normaliser of a
+# log-softmax.
+big = torch.tensor([1000.0, 1000.0])
+print(torch.log(torch.sum(torch.exp(big))), torch.logsumexp(big, dim=0))
+
+# %%
+# .. _api-torch-max:
+#
+# torch.max
+# ---------
+# Without ``dim``, the largest value; with ``dim``, a named tuple of values and
+# their indices (``amax`` returns only the values, ``argmax`` only the indices).
+print(torch.max(m))
+torch.max(m, dim=1)
+
+# %%
+# .. _api-torch-argmax:
+#
+# torch.argmax
+# ------------
+# The index of the largest value, of the flattened tensor or along ``dim``;
+# the first one wins on ties.
+print(torch.argmax(m), torch.argmax(m, dim=0), torch.argmax(torch.tensor([3, 7, 7])))
+
+# %%
+# .. _api-torch-dist:
+#
+# torch.dist
+# ----------
+# The p-norm of ``a - b`` (Euclidean by default) as a 0-D tensor.
+p1 = torch.tensor([0.0, 0.0])
+p2 = torch.tensor([3.0, 4.0])
+print(torch.dist(p1, p2), torch.dist(p1, p2, p=1), torch.dist(p1, p2, p=float("inf")))
+
+# %%
+# .. _api-torch-norm:
+#
+# torch.norm
+# ----------
+# Still works, but its documentation marks it deprecated: use
+# ``torch.linalg.vector_norm`` or ``torch.linalg.matrix_norm``, which give the
+# same numbers with unambiguous arguments.
+print(torch.norm(m), torch.linalg.vector_norm(m))
+print(torch.norm(m, p="fro"), torch.linalg.matrix_norm(m, ord="fro"))
+
+# %%
+# Summary
+# -------
+#
+# ========================================  =============================================
+# Call                                      Computes
+# ========================================  =============================================
+# ``torch.abs(t)``                          absolute value, magnitude of complex
+# ``torch.clamp(t, min, max)``              values limited to a range
+# ``torch.exp / log / sqrt``                ``expm1``, ``log1p``, ``rsqrt`` for accuracy
+# ``torch.sigmoid(t)``                      logistic function
+# ``torch.heaviside(t, values)``            step function
+# ``torch.lerp(a, b, w)``                   linear interpolation
+# ``torch.sum / mean / prod(t, dim)``       reductions (``nanmean`` skips ``nan``)
+# ``torch.std / var(t, correction=1)``      spread (``var_mean`` for both)
+# ``torch.cumsum(t, dim)``                  running sum
+# ``torch.logsumexp(t, dim)``               stable ``log(sum(exp))``
+# ``torch.max(t, dim)``                     values and indices (``amax``)
+# ``torch.argmax(t, dim)``                  indices of the maximum
+# ``torch.dist(a, b, p)``                   p-norm of the difference
+# ``torch.norm``                            deprecated: use ``torch.linalg`` norms
+# ========================================  =============================================

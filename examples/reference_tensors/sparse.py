@@ -1,0 +1,246 @@
+r"""
+Sparse tensors
+==============
+
+Storing only the non-zero entries: the coordinate (COO) layout, the
+compressed row and column layouts (CSR, CSC) and their blocked versions
+(BSR, BSC), how to convert between them and dense tensors, and how to
+multiply with them. Two things in PyTorch 2.13 print warnings unless handled:
+the constructors warn that invariant checks are off unless you pass
+``check_invariants=``, and the first compressed-layout tensor of a process
+warns that those layouts are in beta; the cells below pass the flag and catch
+the beta warning with ``warnings.catch_warnings()``.
+"""
+
+# %%
+# .. _api-torch-sparse-coo-tensor:
+#
+# torch.sparse_coo_tensor
+# -----------------------
+# A COO tensor from a ``(ndim, nnz)`` index tensor and the matching values;
+# ``check_invariants=True`` validates the indices (and silences 2.13's warning).
+import torch
+
+idx = torch.tensor([[0, 1, 1], [2, 0, 3]])  # row indices, column indices
+coo = torch.sparse_coo_tensor(idx, torch.tensor([5.0, 6.0, 7.0]), size=(2, 4), check_invariants=True)
+coo
+
+# %%
+# .. _api-torch-tensor-to-sparse:
+#
+# torch.Tensor.to_sparse
+# ----------------------
+# Converts a dense tensor to COO (or, with ``layout=``, to another sparse layout);
+# ``sparse_dim`` keeps trailing dimensions dense.
+dense = torch.tensor([[0.0, 0.0, 1.5], [2.5, 0.0, 0.0]])
+print(dense.to_sparse())
+dense.to_sparse(sparse_dim=1)
+
+# %%
+# .. _api-torch-tensor-indices:
+#
+# torch.Tensor.indices
+# --------------------
+# The index tensor of a coalesced COO tensor; ``_nnz()`` counts the stored
+# entries.
+sp = dense.to_sparse()
+print(sp.indices(), sp._nnz())
+
+# %%
+# .. _api-torch-tensor-values:
+#
+# torch.Tensor.values
+# -------------------
+# The stored values of a coalesced COO tensor, in index order.
+sp.values()
+
+# %%
+# .. _api-torch-tensor-coalesce:
+#
+# torch.Tensor.coalesce
+# ---------------------
+# COO allows duplicate and unsorted indices; ``coalesce`` sorts them and sums
+# duplicates, which ``indices()`` and ``values()`` require.
+dup = torch.sparse_coo_tensor(torch.tensor([[1, 0, 1]]), torch.tensor([1.0, 2.0, 3.0]), size=(2,), check_invariants=True)
+print(dup.is_coalesced())
+dup.coalesce()
+
+# %%
+# .. _api-torch-tensor-to-dense:
+#
+# torch.Tensor.to_dense
+# ---------------------
+# Back to an ordinary strided tensor, zeros filled in; works for every sparse
+# layout.
+coo.to_dense()
+
+# %%
+# .. _api-torch-sparse-csr-tensor:
+#
+# torch.sparse_csr_tensor
+# -----------------------
+# Compressed sparse rows: ``crow_indices[i]:crow_indices[i+1]`` delimits row
+# ``i``'s entries in ``col_indices`` and ``values``.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Sparse .* in beta state")
+    csr = torch.sparse_csr_tensor(
+        torch.tensor([0, 1, 3]),  # row 0 has 1 entry, row 1 has 2
+        torch.tensor([2, 0, 3]),
+        torch.tensor([5.0, 6.0, 7.0]),
+        size=(2, 4),
+        check_invariants=True,
+    )
+csr
+
+# %%
+# .. _api-torch-tensor-to-sparse-csr:
+#
+# torch.Tensor.to_sparse_csr
+# --------------------------
+# Converts a dense or COO tensor to CSR.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Sparse .* in beta state")
+    csr = coo.to_sparse_csr()
+torch.equal(csr.to_dense(), coo.to_dense())
+
+# %%
+# .. _api-torch-tensor-crow-indices:
+#
+# torch.Tensor.crow_indices
+# -------------------------
+# The compressed row pointers of a CSR (or BSR) tensor; ``col_indices()`` and
+# ``values()`` return the other two parts.
+print(csr.crow_indices(), csr.col_indices(), csr.values())
+
+# %%
+# .. _api-torch-sparse-csc-tensor:
+#
+# torch.sparse_csc_tensor
+# -----------------------
+# Compressed sparse columns: ``ccol_indices`` delimits each column's entries in
+# ``row_indices`` and ``values``.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Sparse .* in beta state")
+    csc = torch.sparse_csc_tensor(
+        torch.tensor([0, 1, 1, 2, 3]),  # one entry in columns 0, 2 and 3
+        torch.tensor([1, 0, 1]),
+        torch.tensor([6.0, 5.0, 7.0]),
+        size=(2, 4),
+        check_invariants=True,
+    )
+csc.to_dense()
+
+# %%
+# .. _api-torch-tensor-to-sparse-csc:
+#
+# torch.Tensor.to_sparse_csc
+# --------------------------
+# Converts to CSC; ``ccol_indices()`` and ``row_indices()`` read the parts.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Sparse .* in beta state")
+    csc = coo.to_dense().to_sparse_csc()
+print(csc.ccol_indices(), csc.row_indices(), csc.values())
+
+# %%
+# .. _api-torch-sparse-bsr-tensor:
+#
+# torch.sparse_bsr_tensor
+# -----------------------
+# CSR over dense blocks: each stored value is a whole ``(r, c)`` block, here
+# 2x2 blocks of a 2x4 matrix.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Sparse .* in beta state")
+    bsr = torch.sparse_bsr_tensor(
+        torch.tensor([0, 1]),  # one block row holding one block
+        torch.tensor([1]),  # in block column 1
+        torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]),
+        size=(2, 4),
+        check_invariants=True,
+    )
+bsr.to_dense()
+
+# %%
+# .. _api-torch-tensor-to-sparse-bsr:
+#
+# torch.Tensor.to_sparse_bsr
+# --------------------------
+# Converts to BSR with the given block size, which must divide the shape.
+import warnings
+
+block_dense = torch.zeros(4, 4)
+block_dense[2:, :2] = 1.0
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Sparse .* in beta state")
+    bsr = block_dense.to_sparse_bsr((2, 2))
+print(bsr.crow_indices(), bsr.col_indices(), bsr.values().shape)
+
+# %%
+# .. _api-torch-sparse-bsc-tensor:
+#
+# torch.sparse_bsc_tensor
+# -----------------------
+# CSC over dense blocks (``to_sparse_bsc`` converts).
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Sparse .* in beta state")
+    bsc = torch.sparse_bsc_tensor(
+        torch.tensor([0, 0, 1]),  # block column 0 empty, block column 1 has one block
+        torch.tensor([0]),
+        torch.full((1, 2, 2), 9.0),
+        size=(2, 4),
+        check_invariants=True,
+    )
+bsc.to_dense()
+
+# %%
+# .. _api-torch-sparse-mm:
+#
+# torch.sparse.mm
+# ---------------
+# Sparse times dense (or sparse) matrix product; ``@`` does the same when an
+# operand is sparse.
+rhs = torch.ones(4, 2)
+print(torch.sparse.mm(coo, rhs))
+torch.equal(coo @ rhs, coo.to_dense() @ rhs)
+
+# %%
+# .. _api-torch-tensor-sparse-mask:
+#
+# torch.Tensor.sparse_mask
+# ------------------------
+# Keeps the entries of a dense tensor at the positions stored in a sparse one,
+# as a sparse tensor with that pattern.
+full = torch.arange(8.0).reshape(2, 4)
+full.sparse_mask(coo.coalesce())
+
+# %%
+# Summary
+# -------
+#
+# ==========================================  ============================================
+# Call                                        Does
+# ==========================================  ============================================
+# ``torch.sparse_coo_tensor(idx, v, size)``   COO from indices and values
+# ``t.to_sparse()``                           dense to COO
+# ``s.indices() / s.values()``                parts of a coalesced COO tensor
+# ``s.coalesce()``                            sort indices, sum duplicates
+# ``s.to_dense()``                            any sparse layout to dense
+# ``torch.sparse_csr_tensor``                 CSR from row pointers (``to_sparse_csr``)
+# ``s.crow_indices() / col_indices()``        parts of CSR
+# ``torch.sparse_csc_tensor``                 CSC from column pointers (``to_sparse_csc``)
+# ``torch.sparse_bsr_tensor``                 blocked CSR (``to_sparse_bsr``)
+# ``torch.sparse_bsc_tensor``                 blocked CSC (``to_sparse_bsc``)
+# ``torch.sparse.mm(s, d)``                   sparse-dense product (``@``)
+# ``d.sparse_mask(s)``                        dense values on a sparse pattern
+# ==========================================  ============================================
