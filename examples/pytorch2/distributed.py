@@ -1,0 +1,350 @@
+r"""
+Distributed, really run
+=======================
+
+Every ``torch.distributed`` snippet on this page runs for real while the page is
+built: two CPU processes on this machine, talking through the ``gloo`` backend.
+It starts with the process group and the collectives, then trains with
+``DistributedDataParallel`` (eager and compiled) and shards a model with FSDP2,
+and ends with the launch commands for real clusters, which cannot run here.
+"""
+
+# %%
+# Start two ranks and join a process group
+# ----------------------------------------
+# ``cheatsheet.distributed.run(fn, world_size)`` forks ``world_size`` processes
+# and calls ``fn(rank, world_size)`` in each, with ``MASTER_ADDR``,
+# ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE`` and ``LOCAL_RANK`` set, just as
+# ``torchrun`` would. ``init_process_group`` reads those variables; each rank's
+# output comes back as ``[rank N]`` lines.
+import os
+
+import torch
+import torch.distributed as dist
+
+from cheatsheet.distributed import run
+
+
+def hello(rank, world_size):
+    dist.init_process_group(backend="gloo")  # env:// rendezvous: reads the variables above
+    print(f"rank {dist.get_rank()} of {dist.get_world_size()}, backend {dist.get_backend()}")
+    print(f"LOCAL_RANK={os.environ['LOCAL_RANK']}, master {os.environ['MASTER_ADDR']}")
+    dist.destroy_process_group()
+
+
+print("gloo available:", dist.is_gloo_available(), "| nccl available:", dist.is_nccl_available())
+result = run(hello, world_size=2)
+
+# %%
+# all_reduce: every rank gets the sum
+# -----------------------------------
+# Collectives work in place: after ``all_reduce`` each rank's tensor holds the
+# reduction over all ranks. ``op=`` picks ``SUM`` (default), ``PRODUCT``,
+# ``MIN`` or ``MAX``.
+
+
+def reduce_demo(rank, world_size):
+    dist.init_process_group("gloo")
+    x = torch.tensor([1.0, 2.0]) * (rank + 1)
+    print("before:", x)
+    dist.all_reduce(x)  # rank 0 holds [1, 2], rank 1 holds [2, 4]
+    print("sum:   ", x)
+    y = torch.tensor([float(rank)])
+    dist.all_reduce(y, op=dist.ReduceOp.MAX)
+    print("max:   ", y)
+    dist.destroy_process_group()
+
+
+result = run(reduce_demo, world_size=2)
+
+# %%
+# broadcast and all_gather
+# ------------------------
+# ``broadcast(t, src=0)`` overwrites ``t`` on every rank with rank 0's value;
+# ``all_gather(out_list, t)`` fills a list with every rank's tensor, in rank order.
+
+
+def share_demo(rank, world_size):
+    dist.init_process_group("gloo")
+    seed = torch.tensor([1234]) if rank == 0 else torch.tensor([-1])
+    dist.broadcast(seed, src=0)
+    print("broadcast seed:", seed.item())
+
+    mine = torch.full((2,), float(rank))
+    gathered = [torch.empty(2) for _ in range(world_size)]
+    dist.all_gather(gathered, mine)
+    print("all_gather:", torch.stack(gathered).tolist())
+    dist.destroy_process_group()
+
+
+result = run(share_demo, world_size=2)
+
+# %%
+# reduce_scatter, and the same with all_reduce
+# --------------------------------------------
+# ``reduce_scatter`` sums the ranks' inputs and leaves chunk ``r`` of the sum on
+# rank ``r``: the collective FSDP uses for gradients. Backends differ in what
+# they implement, so the call is tried and its outcome printed. ``all_reduce``
+# followed by ``chunk`` gives the same answer with more traffic. The single-tensor
+# form, formerly ``reduce_scatter_tensor``, is called ``reduce_scatter_single``
+# in recent releases (the old name warns).
+
+
+def scatter_demo(rank, world_size):
+    dist.init_process_group("gloo")
+    full = torch.arange(4.0) + 10 * rank  # rank 0: [0 1 2 3], rank 1: [10 11 12 13]
+    mine = torch.empty(2)
+    try:
+        dist.reduce_scatter(mine, list(full.chunk(world_size)))
+        print(f"reduce_scatter on {dist.get_backend()}:", mine)
+    except RuntimeError as err:
+        print("reduce_scatter is not supported here:", str(err).splitlines()[0])
+
+    total = full.clone()
+    dist.all_reduce(total)
+    print("all_reduce + chunk:       ", total.chunk(world_size)[rank])
+    dist.destroy_process_group()
+
+
+print("torch", torch.__version__)
+result = run(scatter_demo, world_size=2)
+
+# %%
+# barrier: wait for everyone
+# --------------------------
+# ``barrier()`` returns on a rank only once every rank has reached it. Here
+# rank 1 is late by 0.5 s, and rank 0's clock shows it waited.
+import time
+
+
+def barrier_demo(rank, world_size):
+    dist.init_process_group("gloo")
+    start = time.perf_counter()
+    if rank == 1:
+        time.sleep(0.5)  # a slow rank: data loading, a bigger batch, a busy host
+    dist.barrier()
+    print(f"left the barrier after {time.perf_counter() - start:.2f} s")
+    dist.destroy_process_group()
+
+
+result = run(barrier_demo, world_size=2)
+
+# %%
+# .. _distributed-ddp:
+#
+# DistributedDataParallel on CPU
+# ------------------------------
+# ``DDP`` copies the model to every rank (rank 0's weights are broadcast at
+# wrap time) and averages gradients with ``all_reduce`` during ``backward``.
+# Each rank trains on its own half of the batch; all-gathering the gradients
+# shows they are identical on both ranks after every step.
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+
+
+def make_batch():
+    gen = torch.Generator().manual_seed(1)
+    return torch.randn(16, 8, generator=gen), torch.randn(16, 1, generator=gen)
+
+
+def train_ddp(rank, world_size, steps):
+    dist.init_process_group("gloo")
+    model = DDP(make_model())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = make_batch()
+    x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]  # this rank's shard
+    for step in range(steps):
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()  # gradients are averaged across ranks here
+        opt.step()
+        grad = torch.cat([p.grad.flatten() for p in model.parameters()])
+        all_grads = [torch.empty_like(grad) for _ in range(world_size)]
+        dist.all_gather(all_grads, grad)
+        same = all(torch.equal(all_grads[0], g) for g in all_grads)
+        print(f"step {step}: local loss {loss.item():.4f}, grads equal on all ranks: {same}")
+    dist.destroy_process_group()
+    return model.module.state_dict()
+
+
+result = run(train_ddp, world_size=2, args=(3,))
+
+# %%
+# DDP equals one process on the whole batch
+# -----------------------------------------
+# With equal shards and a mean loss, the averaged gradient is the gradient of
+# the full batch, so the weights the ranks sent back match plain training in
+# this process.
+single = make_model()
+opt = torch.optim.SGD(single.parameters(), lr=0.1)
+x, y = make_batch()
+for _ in range(3):
+    opt.zero_grad()
+    nn.functional.mse_loss(single(x), y).backward()
+    opt.step()
+for rank_state in result.values:
+    torch.testing.assert_close(rank_state, single.state_dict())
+print("both ranks match single-process training")
+
+# %%
+# torch.compile with DDP
+# ----------------------
+# Compiling the DDP-wrapped model lets dynamo's ``DDPOptimizer`` split the graph
+# at the gradient buckets, so communication still overlaps the backward pass.
+# The default ``inductor`` backend generates and compiles C++ for each kernel;
+# tried with a cold cache on this site's 2-core build machine, that alone ran
+# past the time budget of the whole page, so the page uses ``aot_eager``: the
+# same graph capture, bucket split and backward tracing, without code
+# generation. On a real training machine, drop ``backend=``. Dynamo warns that it skips DDP's profiler
+# annotation; the ``set_logs`` line keeps that warning out of the output.
+import logging
+
+
+def train_compiled(rank, world_size, steps, backend):
+    torch._logging.set_logs(dynamo=logging.ERROR)
+    dist.init_process_group("gloo")
+    model = torch.compile(DDP(make_model()), backend=backend)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = make_batch()
+    x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
+    for step in range(steps):
+        start = time.perf_counter()
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(f"step {step}: {time.perf_counter() - start:.3f} s, loss {loss.item():.4f}")
+    dist.destroy_process_group()
+    return model.module.state_dict()
+
+
+compiled = run(train_compiled, world_size=2, args=(3, "aot_eager"))
+for rank_state in compiled.values:
+    torch.testing.assert_close(rank_state, single.state_dict())
+print("compiled DDP matches single-process training; step 0 includes compilation")
+
+# %%
+# .. _distributed-fsdp2:
+#
+# FSDP2: shard parameters with fully_shard
+# ----------------------------------------
+# ``fully_shard`` (``torch.distributed.fsdp``) turns every parameter into a
+# ``DTensor`` sharded on dim 0 across the ranks, so each rank stores half.
+# Forward and backward all-gather a layer's weights just in time, and
+# gradients are reduce-scattered back to shards. Apply it to each layer, then
+# to the root. The last layer has a single output row, so rank 1's shard of it
+# is empty: uneven shards are allowed.
+from torch.distributed.fsdp import fully_shard
+
+
+def train_fsdp(rank, world_size):
+    dist.init_process_group("gloo")
+    model = make_model()
+    for layer in model:
+        if isinstance(layer, nn.Linear):
+            fully_shard(layer)
+    fully_shard(model)
+    for name, param in model.named_parameters():
+        local = tuple(param.to_local().shape)
+        print(f"{name:9} full {tuple(param.shape)!s:8} local shard {local!s:8} {param.placements}")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = make_batch()
+    x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    print(f"one step done, local loss {loss.item():.4f}")
+    full = {name: param.full_tensor() for name, param in model.named_parameters()}
+    dist.destroy_process_group()
+    return full
+
+
+sharded = run(train_fsdp, world_size=2)
+reference = make_model()
+opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+x, y = make_batch()
+nn.functional.mse_loss(reference(x), y).backward()
+opt.step()
+torch.testing.assert_close(sharded.values[0], dict(reference.named_parameters()))
+print("FSDP2 step matches single-process training")
+
+# %%
+# Launch on real hardware: torchrun
+# ---------------------------------
+# Outside this page, ``torchrun`` starts the processes and sets the same
+# variables. On one machine with 8 GPUs, use ``nccl`` and pin each rank to
+# ``LOCAL_RANK``'s GPU (``torch.cuda.set_device(local_rank)``)::
+#
+#     torchrun --standalone --nproc-per-node=8 train.py --epochs 10
+#
+# Older scripts write ``--nproc_per_node``; both spellings are accepted.
+if torch.cuda.is_available() and torch.cuda.device_count() >= 2:
+    print(f"{torch.cuda.device_count()} GPUs here: torchrun --nproc-per-node=gpu would use them")
+else:
+    print("no pair of CUDA GPUs on this machine: nccl launches are shown as text only")
+
+# %%
+# Several machines
+# ----------------
+# Run the same command on every node; they meet at the rendezvous endpoint
+# (one node's address and a free port) and ``torchrun`` numbers the ranks::
+#
+#     # on each of 2 nodes, 8 GPUs per node: 16 ranks
+#     torchrun --nnodes=2 --nproc-per-node=8 \
+#         --rdzv-backend=c10d --rdzv-endpoint=node0.example:29500 --rdzv-id=job42 \
+#         train.py
+#
+#     # or with fixed ranks instead of rendezvous
+#     torchrun --nnodes=2 --node-rank=0 --nproc-per-node=8 \
+#         --master-addr=node0.example --master-port=29500 train.py
+#
+# ``--nnodes=1:4`` makes the job elastic: it starts with whatever nodes join,
+# up to four, and ``--max-restarts=3`` restarts failed workers.
+
+# %%
+# A Slurm batch script
+# --------------------
+# Slurm allocates the nodes; ``srun`` then starts one ``torchrun`` per node,
+# and the first node of the allocation serves as the rendezvous::
+#
+#     #!/bin/bash
+#     #SBATCH --job-name=train
+#     #SBATCH --nodes=2
+#     #SBATCH --ntasks-per-node=1
+#     #SBATCH --gpus-per-node=8
+#     #SBATCH --cpus-per-task=32
+#     #SBATCH --time=04:00:00
+#
+#     head=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+#     srun torchrun \
+#         --nnodes="$SLURM_NNODES" --nproc-per-node=8 \
+#         --rdzv-backend=c10d --rdzv-endpoint="$head:29500" --rdzv-id="$SLURM_JOB_ID" \
+#         train.py
+#
+# Submit it with ``sbatch train.sbatch``.
+
+# %%
+# Summary
+# -------
+#
+# ================================  ========================================================
+# You want                          Call
+# ================================  ========================================================
+# join the job                      ``dist.init_process_group("gloo" or "nccl")``
+# who am I                          ``dist.get_rank()``, ``dist.get_world_size()``
+# sum over ranks, in place          ``dist.all_reduce(t, op=dist.ReduceOp.SUM)``
+# rank 0's value everywhere         ``dist.broadcast(t, src=0)``
+# every rank's tensor               ``dist.all_gather(out_list, t)``
+# sum, then a chunk per rank        ``dist.reduce_scatter(out, in_list)``
+# wait for all ranks                ``dist.barrier()``
+# data-parallel training            ``DDP(model)``; compiled: ``torch.compile(DDP(model))``
+# sharded parameters (FSDP2)        ``fully_shard(layer)`` per layer, then ``fully_shard(model)``
+# leave cleanly                     ``dist.destroy_process_group()``
+# run ranks from a script or page   ``cheatsheet.distributed.run(fn, world_size=2)``
+# launch on GPUs                    ``torchrun --nproc-per-node=8 train.py``
+# ================================  ========================================================
