@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from cheatsheet import Comparison, Measurement, compare, environment, speedup_phrase
@@ -92,6 +93,7 @@ def test_plot_returns_a_bar_chart(table):
     assert len(ax.patches) == 3
     assert [t.get_text() for t in ax.get_yticklabels()] == ["eager", "compiled", "slow"]
     assert "µs" in ax.get_xlabel()
+    plt.close(fig)
 
 
 def test_environment_describes_this_machine():

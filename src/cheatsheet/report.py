@@ -128,16 +128,18 @@ class Comparison:
     def plot(self, title: str | None = None) -> Figure:
         """Draw the medians as horizontal bars with interquartile whiskers.
 
+        The figure is made with pyplot, so notebooks and sphinx-gallery show it
+        like any other; close it with ``plt.close(fig)`` in a long loop.
+
         Returns
         -------
         matplotlib.figure.Figure
         """
-        from matplotlib.figure import Figure
+        import matplotlib.pyplot as plt
 
         ms = self.measurements
         unit, scale = _unit_for(min(m.median_s for m in ms))
-        fig = Figure(figsize=(7, 0.6 * len(ms) + 1.4), layout="constrained")
-        ax = fig.subplots()
+        fig, ax = plt.subplots(figsize=(7, 0.6 * len(ms) + 1.4), layout="constrained")
         y = list(range(len(ms)))[::-1]
         medians = [m.median_s / scale for m in ms]
         ax.barh(y, medians, xerr=[m.iqr_s / 2 / scale for m in ms], color="#4c72b0", capsize=3)

@@ -184,7 +184,7 @@ def benchmark(
     Parameters
     ----------
     fn : callable
-        The function to time. Use :func:`functools.partial` if it takes
+        The function to time. Use ``functools.partial`` if it takes
         keyword arguments named ``label``, ``device``, ``min_time_s`` or
         ``min_runs``.
     *args, **kwargs

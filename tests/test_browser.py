@@ -1,0 +1,145 @@
+"""The built site in a real Chromium: search, dark mode, keyboard, nothing fetched from outside."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.site, pytest.mark.browser]
+
+CHROMIUM = os.environ.get("CHEATSHEET_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def _browser_missing_reason() -> str | None:
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CHEATSHEET_CHROMIUM)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (it is in the test dependency group)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def base_url(site: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = _browser_missing_reason()
+    if reason:
+        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
+            pytest.fail(f"browser tests are required here, but {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, base_url):
+    context = browser.new_context()
+    outside: list[str] = []
+
+    def guard(route):
+        if route.request.url.startswith(base_url):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    page = context.new_page()
+    page.outside_requests = outside
+    yield page
+    context.close()
+
+
+def search(page, base_url: str, query: str) -> list[str]:
+    """Return the result links Sphinx's own search shows for ``query``, best first."""
+    page.goto(f"{base_url}/search.html?q={query}")
+    page.wait_for_selector("#search-results ul.search li", timeout=20_000)
+    hrefs = page.eval_on_selector_all(
+        "#search-results ul.search li a:first-of-type", "els => els.map(e => e.getAttribute('href'))"
+    )
+    return [h.split("#")[0].split("?")[0] for h in hrefs]
+
+
+def test_search_finds_the_attention_page(page, base_url):
+    results = search(page, base_url, "scaled_dot_product_attention")
+    assert "gallery/pytorch2/sdpa.html" in results[:3], results[:5]
+
+
+@pytest.mark.parametrize("path", ["index.html", "gallery/pytorch2/sdpa.html", "search.html"])
+def test_pages_load_nothing_from_outside(page, base_url, path):
+    page.goto(f"{base_url}/{path}")
+    page.wait_for_load_state("networkidle")
+    assert page.outside_requests == []
+
+
+def _background_luminance(page) -> float:
+    rgb = page.evaluate(
+        "getComputedStyle(document.body).backgroundColor.match(/\\d+/g).slice(0, 3).map(Number)"
+    )
+    return sum(c * w for c, w in zip(rgb, (0.2126, 0.7152, 0.0722))) / 255
+
+
+def test_dark_mode_switch(page, base_url):
+    page.emulate_media(color_scheme="light")
+    page.goto(f"{base_url}/index.html")
+    page.locator("button.theme-switch-button:visible").click()
+    page.locator("button.theme-change-button[data-mode=dark]:visible").click()
+    assert page.get_attribute("html", "data-theme") == "dark"
+    assert _background_luminance(page) < 0.3
+    page.reload()  # the choice persists
+    assert page.get_attribute("html", "data-theme") == "dark"
+
+
+def test_light_mode_is_light(page, base_url):
+    page.emulate_media(color_scheme="light")
+    page.goto(f"{base_url}/index.html")
+    assert _background_luminance(page) > 0.7
+
+
+def test_keyboard_reaches_the_content_first(page, base_url):
+    page.goto(f"{base_url}/gallery/pytorch2/sdpa.html")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.textContent.trim().toLowerCase()")
+    assert "skip to main content" in focused
+    page.keyboard.press("Enter")
+    assert page.evaluate("location.hash") == "#main-content"
+
+
+def test_copy_button_strips_prompts(page, base_url):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.goto(f"{base_url}/guides/run-locally.html")
+    block = page.locator("div.highlight-console").first
+    block.hover()
+    block.locator("button.copybtn").click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("python -m pip install -e .")
+    assert "$" not in copied

@@ -1,0 +1,122 @@
+"""The built site in _build/html: every page ran, search works, nothing loads from outside."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from bs4 import BeautifulSoup
+from sphinx.search.en import SearchEnglish
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.site
+
+EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*.py"))
+
+
+@cache
+def _soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def _pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def _example_page(site: Path, example: Path) -> Path:
+    rel = example.relative_to(ROOT / "examples").with_suffix(".html")
+    return site / "gallery" / rel
+
+
+def test_there_are_examples():
+    assert len(EXAMPLES) >= 3
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: str(p.relative_to(ROOT / "examples")))
+def test_every_example_has_an_executed_page(site, example):
+    page = _example_page(site, example)
+    assert page.exists(), f"{example} has no page at {page}"
+    text = _soup(page).get_text()
+    # sphinx-gallery writes the run time only for an example it executed
+    assert "Total running time of the script" in text, f"{page} was not executed"
+    assert not _soup(page).select(".highlight-pytb"), f"{page} shows a traceback"
+
+
+def _search_index(site: Path) -> dict:
+    text = (site / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1 : text.rindex(")")])
+
+
+def test_search_index_finds_the_attention_page(site):
+    index = _search_index(site)
+    stem = SearchEnglish({}).stem("scaled_dot_product_attention")
+    found: list[int] = []
+    for kind in ("terms", "titleterms"):
+        docs = index[kind].get(stem, [])
+        found += docs if isinstance(docs, list) else [docs]
+    docnames = {index["docnames"][i] for i in found}
+    assert "gallery/pytorch2/sdpa" in docnames
+
+
+_EXTERNAL = re.compile(r"^(https?:)?//", re.IGNORECASE)
+
+
+def test_nothing_is_loaded_from_outside_the_site(site):
+    offenders = []
+    for page in _pages(site):
+        soup = _soup(page)
+        for tag, attr in (("script", "src"), ("link", "href"), ("img", "src"),
+                          ("iframe", "src"), ("source", "src"), ("video", "src")):
+            for el in soup.find_all(tag):
+                url = el.get(attr) or ""
+                if tag == "link" and not {"stylesheet", "preload", "icon", "modulepreload"} & set(el.get("rel", [])):
+                    continue
+                if _EXTERNAL.match(url):
+                    offenders.append(f"{page.relative_to(site)}: <{tag} {attr}={url}>")
+    for css in site.rglob("*.css"):
+        for url in re.findall(r"url\(\s*['\"]?([^'\")]+)", css.read_text(encoding="utf-8")):
+            if _EXTERNAL.match(url):
+                offenders.append(f"{css.relative_to(site)}: url({url})")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_every_internal_link_resolves(site):
+    broken = []
+    for page in _pages(site):
+        for a in _soup(page).find_all("a", href=True):
+            href = a["href"]
+            parts = urlsplit(href)
+            if parts.scheme or href.startswith(("//", "mailto:")):
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(site)} -> {href}")
+                continue
+            if parts.fragment and target.suffix == ".html":
+                if _soup(target).find(id=unquote(parts.fragment)) is None:
+                    broken.append(f"{page.relative_to(site)} -> {href} (no such anchor)")
+    assert not broken, "\n".join(broken[:50])
+
+
+def test_landing_page_shows_the_build_machine(site):
+    soup = _soup(site / "index.html")
+    table = soup.select_one("table.cheatsheet-table")
+    assert table is not None, "the landing page lacks the machine stamp"
+    assert "PyTorch" in table.get_text()
+    for section in ("gallery/basics/index.html", "gallery/pytorch2/index.html"):
+        assert soup.find("a", href=section), f"the landing page does not link {section}"
+
+
+def test_benchmark_pages_show_tables_plots_and_computed_verdicts(site):
+    for name in ("compile_essentials", "sdpa"):
+        soup = _soup(site / "gallery" / "pytorch2" / f"{name}.html")
+        assert soup.select("table.cheatsheet-table"), f"{name}: no result table"
+        assert soup.select("img.sphx-glr-single-img, img.sphx-glr-multi-img"), f"{name}: no plot"
+        assert re.search(r"\d+\.\dx (faster|slower)|about as fast", soup.get_text()), name
