@@ -48,7 +48,7 @@ print(torch.tensor([10, 20, 30]).dtype, torch.tensor(3.5).dtype, torch.tensor(Tr
 # .. _basics-factory-functions:
 #
 # Filled and random tensors: zeros, ones, full, eye, empty, rand, randn, arange, linspace
-# ----------------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------
 # The factory functions take the shape as arguments; ``empty`` only reserves memory,
 # so its values are whatever was there before and must be overwritten before use.
 import torch

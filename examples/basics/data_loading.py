@@ -1,0 +1,171 @@
+r"""
+Datasets and DataLoader
+=======================
+
+A ``Dataset`` answers two questions, how many samples there are and what sample
+``i`` is; a ``DataLoader`` turns it into batches, shuffles it, and can load it in
+worker processes. This page builds both on tiny in-memory data sets.
+"""
+
+# %%
+# .. _basics-dataset:
+#
+# A custom Dataset: ``__len__`` and ``__getitem__``
+# -------------------------------------------------
+# Subclass ``torch.utils.data.Dataset`` and implement ``__len__`` and
+# ``__getitem__``; load or compute a sample only when it is asked for, so the data
+# set can be larger than memory.
+import torch
+from torch.utils.data import Dataset
+
+
+class Squares(Dataset):
+    """Sample i is the pair (i, i squared), as float tensors."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
+        x = torch.tensor([float(i)])
+        return x, x**2
+
+
+squares = Squares(10)
+print("len:", len(squares))
+print("squares[3]:", squares[3])
+
+# %%
+# .. _basics-tensor-dataset:
+#
+# Data already in tensors: TensorDataset, random_split
+# ----------------------------------------------------
+# ``TensorDataset`` indexes several tensors along their first dimension at once,
+# and ``random_split`` divides any data set into non-overlapping parts, here with
+# a seeded generator so the split is the same on every run.
+import torch
+from torch.utils.data import TensorDataset, random_split
+
+features = torch.arange(20.0).reshape(10, 2)
+labels = torch.arange(10) % 3
+dataset = TensorDataset(features, labels)
+print("dataset[4]:", dataset[4])
+train, val = random_split(dataset, [0.8, 0.2], generator=torch.Generator().manual_seed(0))
+print("train size:", len(train), "| val indices:", val.indices)
+
+# %%
+# .. _basics-dataloader:
+#
+# Batches: DataLoader(batch_size=..., drop_last=...)
+# --------------------------------------------------
+# The loader stacks ``batch_size`` samples into one tensor per field; the last
+# batch is smaller unless ``drop_last=True`` drops it.
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+dataset = TensorDataset(torch.arange(20.0).reshape(10, 2), torch.arange(10))
+loader = DataLoader(dataset, batch_size=4)
+print("batches per epoch:", len(loader))
+for batch_x, batch_y in loader:
+    print("x", tuple(batch_x.shape), " y", batch_y.tolist())
+print("with drop_last=True:", len(DataLoader(dataset, batch_size=4, drop_last=True)), "batches")
+
+# %%
+# .. _basics-shuffle:
+#
+# Shuffling: shuffle=True and a seeded generator
+# ----------------------------------------------
+# ``shuffle=True`` draws a new order every epoch, and passing a seeded
+# ``torch.Generator`` makes that sequence of orders repeat exactly from run to run.
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+dataset = TensorDataset(torch.arange(8))
+loader = DataLoader(dataset, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(42))
+for epoch in range(3):
+    print(f"epoch {epoch}:", [batch.tolist() for (batch,) in loader])
+
+# %%
+# .. _basics-collate-fn:
+#
+# Custom batching: collate_fn for variable-length samples
+# -------------------------------------------------------
+# The default ``collate_fn`` can only stack samples of equal shape, so for sequences
+# of different lengths pass your own that pads them (``pad_sequence``) and keeps
+# the true lengths.
+import torch
+from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import DataLoader
+
+sentences = [torch.tensor([5, 2, 9]), torch.tensor([7]), torch.tensor([3, 3]), torch.tensor([1, 8, 6, 4])]
+
+
+def pad_batch(batch: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    lengths = torch.tensor([len(s) for s in batch])
+    return pad_sequence(batch, batch_first=True, padding_value=0), lengths
+
+
+for padded, lengths in DataLoader(sentences, batch_size=2, collate_fn=pad_batch):
+    print(padded.tolist(), "lengths", lengths.tolist())
+try:
+    next(iter(DataLoader(sentences, batch_size=2)))
+except RuntimeError as err:
+    print(f"default collate: {type(err).__name__}: {str(err).splitlines()[0]}")
+
+# %%
+# .. _basics-num-workers:
+#
+# Load in parallel: num_workers
+# -----------------------------
+# With ``num_workers > 0`` each batch is built in a separate process, which helps
+# when loading or augmenting is slow; on macOS and Windows workers are started by
+# *spawn*, which re-imports your script, so the data set class must be defined at the
+# top level and the loop must sit under ``if __name__ == "__main__":`` (here on
+# Linux the workers fork, but the guard does no harm).
+import torch
+from torch.utils.data import DataLoader, Dataset, get_worker_info
+
+
+class WhoLoadedMe(Dataset):
+    """Sample i is (i, id of the worker process that produced it)."""
+
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, i: int) -> tuple[int, int]:
+        info = get_worker_info()  # None in the main process
+        return i, -1 if info is None else info.id
+
+
+def main() -> None:
+    loader = DataLoader(
+        WhoLoadedMe(),
+        batch_size=2,
+        num_workers=2,
+        pin_memory=torch.cuda.is_available(),  # page-locked batches copy faster to a GPU
+    )
+    for index, worker in loader:
+        print("samples", index.tolist(), "from worker", worker.unique().item())
+
+
+if __name__ == "__main__":
+    main()
+
+# %%
+# Summary
+# -------
+#
+# ==============================  =========================================================
+# You want                        Call
+# ==============================  =========================================================
+# your own data set               subclass ``Dataset``: ``__len__``, ``__getitem__``
+# data already in tensors         ``TensorDataset(x, y)``
+# train and validation parts      ``random_split(dataset, [0.8, 0.2], generator=...)``
+# batches                         ``DataLoader(dataset, batch_size=..., drop_last=...)``
+# a new order every epoch         ``shuffle=True``, ``generator=torch.Generator().manual_seed(s)``
+# samples of different shapes     ``collate_fn=...``, ``nn.utils.rnn.pad_sequence``
+# loading in worker processes     ``num_workers=n``, under ``if __name__ == "__main__":``
+# faster copies to the GPU        ``pin_memory=True`` (only when a GPU is there)
+# ==============================  =========================================================

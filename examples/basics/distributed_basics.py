@@ -1,0 +1,106 @@
+r"""
+Distributed basics
+==================
+
+The vocabulary of ``torch.distributed`` and its smallest runnable form: a process
+group of one process on the CPU ``gloo`` backend, which works on any machine. For
+several processes, ``DistributedDataParallel``, FSDP and the ``torchrun`` launch
+commands, continue with :ref:`sphx_glr_gallery_pytorch2_distributed.py`.
+"""
+
+# %%
+# .. _basics-distributed-concepts:
+#
+# Process group, rank, world size, backend: torch.distributed.is_available
+# ------------------------------------------------------------------------
+# A distributed job runs the same script in ``world_size`` processes, each told its
+# ``rank`` (0 to ``world_size - 1``, and a ``LOCAL_RANK`` within its machine), which
+# join a *process group* whose backend carries the messages: ``nccl`` between NVIDIA
+# GPUs, ``gloo`` on CPUs; launchers such as ``torchrun`` pass these values in
+# environment variables.
+import os
+
+import torch.distributed as dist
+
+print("torch.distributed available:", dist.is_available())
+print("gloo available:", dist.is_gloo_available(), "| nccl available:", dist.is_nccl_available())
+print("a group already initialized:", dist.is_initialized())
+for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
+    print(f"{name:<11} = {os.environ.get(name, '(not set: not started by a launcher)')}")
+
+# %%
+# .. _basics-init-process-group:
+#
+# Join and leave a process group: init_process_group, get_rank, destroy_process_group
+# -----------------------------------------------------------------------------------
+# ``init_process_group`` blocks until all ``world_size`` processes have met at the
+# rendezvous (here a file in a temporary directory, for a world of one), and
+# ``destroy_process_group`` releases the group at the end of the job.
+import tempfile
+from pathlib import Path
+
+import torch.distributed as dist
+
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group(
+        backend="gloo",
+        init_method=f"file://{Path(tmp) / 'rendezvous'}",
+        rank=0,
+        world_size=1,
+    )
+    print("initialized:", dist.is_initialized())
+    print("rank", dist.get_rank(), "of world size", dist.get_world_size(), "| backend:", dist.get_backend())
+    dist.destroy_process_group()
+print("initialized after destroy:", dist.is_initialized())
+
+# %%
+# .. _basics-collectives:
+#
+# Collectives: all_reduce, broadcast, all_gather, barrier
+# -------------------------------------------------------
+# Collectives are called by every rank and work in place: ``all_reduce`` leaves the
+# sum (or ``op=`` min, max, product) over all ranks in every rank's tensor, which in a
+# world of one is the tensor itself, so the same code runs unchanged on any world size.
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group("gloo", init_method=f"file://{Path(tmp) / 'rendezvous'}", rank=0, world_size=1)
+    rank, world_size = dist.get_rank(), dist.get_world_size()
+
+    grad = torch.tensor([1.0, 2.0, 3.0]) * (rank + 1)
+    dist.all_reduce(grad, op=dist.ReduceOp.SUM)
+    grad /= world_size  # the average that data-parallel training applies
+    print("all_reduce then / world_size:", grad)
+
+    weights = torch.arange(3.0) if rank == 0 else torch.zeros(3)
+    dist.broadcast(weights, src=0)  # every rank now holds rank 0's tensor
+    print("broadcast from rank 0:       ", weights)
+
+    gathered = [torch.zeros(1) for _ in range(world_size)]
+    dist.all_gather(gathered, torch.tensor([float(rank)]))
+    print("all_gather of the ranks:     ", gathered)
+
+    dist.barrier()  # wait until every rank reaches this line
+    dist.destroy_process_group()
+
+# %%
+# Summary
+# -------
+#
+# ==============================  =========================================================
+# You want                        Call
+# ==============================  =========================================================
+# to know what is available       ``dist.is_available()``, ``dist.is_gloo_available()``, ``dist.is_nccl_available()``
+# to join the job                 ``dist.init_process_group(backend, init_method, rank, world_size)``
+# who am I, how many are we       ``dist.get_rank()``, ``dist.get_world_size()``
+# a sum or mean over ranks        ``dist.all_reduce(t, op=dist.ReduceOp.SUM)``
+# rank 0's tensor everywhere      ``dist.broadcast(t, src=0)``
+# every rank's tensor             ``dist.all_gather(list_of_tensors, t)``
+# to wait for everyone            ``dist.barrier()``
+# to leave                        ``dist.destroy_process_group()``
+# several processes               :ref:`sphx_glr_gallery_pytorch2_distributed.py`
+# ==============================  =========================================================

@@ -1,0 +1,198 @@
+r"""
+Neural-network building blocks
+==============================
+
+Models are ``nn.Module`` objects that own their parameters. This page defines one,
+runs the everyday layers on small inputs to show the shapes they expect and return,
+and computes each common loss function on tiny, hand-checkable examples.
+"""
+
+# %%
+# .. _basics-nn-module:
+#
+# Define a model: subclass nn.Module
+# ----------------------------------
+# Layers assigned as attributes in ``__init__`` are registered, so their
+# parameters show up in ``parameters()``, move with ``.to(device)`` and are saved
+# in the ``state_dict``; ``forward`` says how an input flows through them.
+import torch
+from torch import nn
+
+
+class MLP(nn.Module):
+    def __init__(self, n_in: int, n_hidden: int, n_out: int) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(n_in, n_hidden)
+        self.fc2 = nn.Linear(n_hidden, n_out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+model = MLP(784, 128, 10)
+print(model)
+for name, p in model.named_parameters():
+    print(f"{name:<11} {tuple(p.shape)}")
+print("parameters:", sum(p.numel() for p in model.parameters()))
+print("output:", model(torch.zeros(32, 784)).shape)
+
+# %%
+# .. _basics-sequential:
+#
+# Stack layers without a class: nn.Sequential
+# -------------------------------------------
+# ``nn.Sequential`` calls its layers in order, which is all many models need;
+# ``.to(device)`` moves every parameter at once.
+import torch
+from torch import nn
+from cheatsheet import pick_device
+
+device = pick_device()
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).to(device)
+print(model)
+print("first layer:", model[0], "| parameters on:", next(model.parameters()).device)
+print(model(torch.randn(5, 4, device=device)).shape)
+
+# %%
+# .. _basics-dense-layers:
+#
+# Linear, activations, Dropout, LayerNorm, Embedding
+# --------------------------------------------------
+# ``nn.Linear`` acts on the last dimension, so any leading batch dimensions pass
+# through; ``nn.Embedding`` maps integer ids to learned vectors.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+x = torch.randn(2, 5, 16)  # (batch, sequence, features)
+ids = torch.tensor([[1, 4, 4, 9]])  # (batch, sequence) of token ids
+layers = {
+    "nn.Linear(16, 8)": (nn.Linear(16, 8), x),
+    "nn.ReLU()": (nn.ReLU(), x),
+    "nn.GELU()": (nn.GELU(), x),
+    "nn.Sigmoid()": (nn.Sigmoid(), x),
+    "nn.Softmax(dim=-1)": (nn.Softmax(dim=-1), x),
+    "nn.Dropout(p=0.5)": (nn.Dropout(p=0.5), x),
+    "nn.LayerNorm(16)": (nn.LayerNorm(16), x),
+    "nn.Embedding(1000, 32)": (nn.Embedding(1000, 32), ids),
+}
+for name, (layer, inp) in layers.items():
+    print(f"{name:<24} {str(tuple(inp.shape)):<12} -> {tuple(layer(inp).shape)}")
+
+# %%
+# .. _basics-conv-layers:
+#
+# Images: Conv2d, MaxPool2d, BatchNorm2d, GroupNorm
+# -------------------------------------------------
+# Image layers take ``(batch, channels, height, width)``; with ``kernel_size=3``
+# and ``padding=1`` a convolution keeps height and width, and a 2x2 pool halves them.
+import torch
+from torch import nn
+
+x = torch.randn(8, 3, 32, 32)
+for name, layer in {
+    "nn.Conv2d(3, 64, 3, padding=1)": nn.Conv2d(3, 64, kernel_size=3, padding=1),
+    "nn.Conv2d(3, 64, 3, stride=2)": nn.Conv2d(3, 64, kernel_size=3, stride=2),
+    "nn.MaxPool2d(2)": nn.MaxPool2d(kernel_size=2),
+    "nn.BatchNorm2d(3)": nn.BatchNorm2d(3),
+    "nn.GroupNorm(1, 3)": nn.GroupNorm(num_groups=1, num_channels=3),
+    "nn.AdaptiveAvgPool2d(1)": nn.AdaptiveAvgPool2d(1),
+    "nn.Flatten()": nn.Flatten(),
+}.items():
+    print(f"{name:<32} {tuple(x.shape)} -> {tuple(layer(x).shape)}")
+
+# %%
+# .. _basics-recurrent-layers:
+#
+# Sequences: nn.RNN, nn.LSTM, nn.GRU
+# ----------------------------------
+# Recurrent layers return the output at every step plus the final hidden state (an
+# LSTM also returns its cell state); ``batch_first=True`` puts the batch first in
+# the input and output, but never in the hidden state.
+import torch
+from torch import nn
+
+x = torch.randn(4, 7, 10)  # (batch, steps, features)
+for cls in (nn.RNN, nn.LSTM, nn.GRU):
+    layer = cls(input_size=10, hidden_size=20, num_layers=2, batch_first=True)
+    output, hidden = layer(x)
+    if cls is nn.LSTM:
+        h, c = hidden
+        state = f"h {tuple(h.shape)}, c {tuple(c.shape)}"
+    else:
+        state = f"h {tuple(hidden.shape)}"
+    print(f"nn.{cls.__name__:<5} output {tuple(output.shape)}, {state}")
+
+# %%
+# .. _basics-lazy-linear:
+#
+# Infer the input size: nn.LazyLinear
+# -----------------------------------
+# A lazy layer creates its weight at the first call, from the shape it sees, so
+# you only give the output size, and it then turns into a plain ``nn.Linear``; run one
+# batch through before building the optimizer.
+import torch
+from torch import nn
+
+layer = nn.LazyLinear(out_features=4)
+print("before:", layer.weight.__class__.__name__)
+layer(torch.randn(2, 13))
+print("after: ", layer, tuple(layer.weight.shape))
+
+# %%
+# .. _basics-regression-losses:
+#
+# Regression losses: nn.MSELoss, nn.L1Loss
+# ----------------------------------------
+# Both compare predictions with targets of the same shape and average over all
+# elements: the mean squared error and the mean absolute error.
+import torch
+from torch import nn
+
+pred = torch.tensor([2.5, 0.0, 2.0])
+target = torch.tensor([3.0, -0.5, 2.0])
+print(f"nn.MSELoss(): {nn.MSELoss()(pred, target).item():.4f} = mean of", ((pred - target) ** 2).tolist())
+print(f"nn.L1Loss():  {nn.L1Loss()(pred, target).item():.4f} = mean of", (pred - target).abs().tolist())
+
+# %%
+# .. _basics-classification-losses:
+#
+# Classification losses: nn.CrossEntropyLoss, nn.NLLLoss, nn.BCELoss, nn.BCEWithLogitsLoss
+# ----------------------------------------------------------------------------------------
+# ``CrossEntropyLoss`` takes raw logits and class indices (it is ``NLLLoss`` after
+# ``log_softmax``), and ``BCEWithLogitsLoss`` takes logits for binary targets (it is
+# ``BCELoss`` after ``sigmoid``, but numerically safer), as the matching pairs show.
+import torch
+from torch import nn
+
+logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]])  # 2 samples, 3 classes
+classes = torch.tensor([0, 2])
+ce = nn.CrossEntropyLoss()(logits, classes)
+nll = nn.NLLLoss()(torch.log_softmax(logits, dim=1), classes)
+print(f"nn.CrossEntropyLoss: {ce.item():.4f}   nn.NLLLoss(log_softmax): {nll.item():.4f}")
+
+scores = torch.tensor([1.5, -0.3, 0.8])  # one logit per sample
+labels = torch.tensor([1.0, 0.0, 0.0])  # float targets in [0, 1]
+bce_logits = nn.BCEWithLogitsLoss()(scores, labels)
+bce = nn.BCELoss()(torch.sigmoid(scores), labels)
+print(f"nn.BCEWithLogitsLoss: {bce_logits.item():.4f}  nn.BCELoss(sigmoid): {bce.item():.4f}")
+
+# %%
+# Summary
+# -------
+#
+# ==============================  =========================================================
+# You want                        Call
+# ==============================  =========================================================
+# a model                         subclass ``nn.Module``: layers in ``__init__``, ``forward``
+# a simple chain of layers        ``nn.Sequential(...)``
+# its parameters                  ``model.parameters()``, ``model.named_parameters()``
+# dense layers                    ``nn.Linear``, ``nn.LazyLinear``, ``nn.Embedding``
+# activations                     ``nn.ReLU``, ``nn.GELU``, ``nn.Sigmoid``, ``nn.Softmax(dim)``
+# regularisation, normalisation   ``nn.Dropout``, ``nn.LayerNorm``, ``nn.BatchNorm2d``, ``nn.GroupNorm``
+# image layers                    ``nn.Conv2d``, ``nn.MaxPool2d``, ``nn.AdaptiveAvgPool2d``, ``nn.Flatten``
+# sequence layers                 ``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` (``batch_first=True``)
+# regression losses               ``nn.MSELoss``, ``nn.L1Loss``
+# classification losses           ``nn.CrossEntropyLoss`` (logits), ``nn.NLLLoss`` (log-probs)
+# binary losses                   ``nn.BCEWithLogitsLoss`` (logits), ``nn.BCELoss`` (probabilities)
+# ==============================  =========================================================

@@ -1,0 +1,101 @@
+r"""
+NumPy interoperability
+======================
+
+CPU tensors and NumPy arrays can share one block of memory, so converting between
+them can be free, and a change made through one is seen through the other. This page
+shows which conversions share and which copy, and what a tensor needs before
+``.numpy()`` accepts it.
+"""
+
+# %%
+# .. _basics-from-numpy:
+#
+# From NumPy to PyTorch: torch.from_numpy, torch.as_tensor, torch.tensor
+# ----------------------------------------------------------------------
+# ``from_numpy`` and ``as_tensor`` wrap the array's memory without copying and keep
+# its dtype (NumPy's default ``float64`` stays ``float64``), while ``torch.tensor``
+# always copies.
+import numpy as np
+import torch
+
+arr = np.array([[1.0, 2.0], [3.0, 4.0]])
+shared = torch.from_numpy(arr)
+also_shared = torch.as_tensor(arr)
+copied = torch.tensor(arr)
+arr[0, 0] = 100.0
+print("dtype:", shared.dtype)
+print("from_numpy sees the change:", shared[0, 0].item())
+print("as_tensor sees the change: ", also_shared[0, 0].item())
+print("torch.tensor does not:     ", copied[0, 0].item())
+print("for float32 weights:", torch.from_numpy(arr).float().dtype)
+
+# %%
+# .. _basics-to-numpy:
+#
+# From PyTorch to NumPy: .numpy() shares memory
+# ---------------------------------------------
+# ``.numpy()`` on a CPU tensor returns an array over the same memory, so an in-place
+# change to the tensor shows up in the array (and the other way round).
+import torch
+
+t = torch.zeros(2, 3)
+a = t.numpy()
+t.add_(1)
+a[1, 2] = 42.0
+print(type(a).__name__, a.dtype)
+print(a)
+print(t)
+
+# %%
+# .. _basics-numpy-requires-grad:
+#
+# A tensor that requires grad: .detach().numpy()
+# ----------------------------------------------
+# NumPy cannot track gradients, so ``.numpy()`` refuses a tensor in the autograd
+# graph and asks you to ``detach()`` it first.
+import torch
+
+w = torch.ones(3, requires_grad=True)
+try:
+    w.numpy()
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {str(err).splitlines()[0]}")
+print(w.detach().numpy())
+
+# %%
+# .. _basics-numpy-from-gpu:
+#
+# From a GPU tensor: .cpu().numpy() and numpy(force=True)
+# -------------------------------------------------------
+# NumPy lives in CPU memory, so a GPU tensor must be copied back first with
+# ``.cpu()`` (that copy no longer shares memory), and ``.numpy(force=True)``
+# does the detach and the copy in one call.
+import torch
+
+if torch.cuda.is_available():
+    g = torch.arange(3.0, device="cuda", requires_grad=True)
+    try:
+        g.detach().numpy()
+    except TypeError as err:
+        print(f"{type(err).__name__}: {str(err).splitlines()[0]}")
+    print(".detach().cpu().numpy():", g.detach().cpu().numpy())
+    print(".numpy(force=True):     ", g.numpy(force=True))
+else:
+    print("skipped the GPU copy: no CUDA GPU on this machine")
+    print("on the CPU, numpy(force=True) still detaches:", torch.ones(2, requires_grad=True).numpy(force=True))
+
+# %%
+# Summary
+# -------
+#
+# ==============================  =========================================================
+# You want                        Call
+# ==============================  =========================================================
+# a tensor over an array          ``torch.from_numpy(arr)``, ``torch.as_tensor(arr)`` (no copy)
+# an independent tensor           ``torch.tensor(arr)`` (copy)
+# an array over a CPU tensor      ``t.numpy()`` (no copy)
+# an array from a tracked tensor  ``t.detach().numpy()``
+# an array from a GPU tensor      ``t.detach().cpu().numpy()`` or ``t.numpy(force=True)``
+# float32 from NumPy's float64    ``torch.from_numpy(arr).float()``
+# ==============================  =========================================================

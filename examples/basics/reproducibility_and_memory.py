@@ -1,0 +1,145 @@
+r"""
+Reproducibility and memory
+==========================
+
+How to get the same random numbers and the same results on every run (seeds,
+deterministic algorithms, the cuDNN flags), and how to see how much memory your
+tensors take, on the CPU and on a CUDA GPU.
+"""
+
+# %%
+# .. _basics-seeds:
+#
+# Seed every generator: torch.manual_seed, random.seed, np.random.seed
+# --------------------------------------------------------------------
+# ``torch.manual_seed`` seeds PyTorch's generators on the CPU and on every GPU, but
+# Python's ``random`` and NumPy keep their own, so a script that uses all three seeds
+# all three, and re-seeding replays the same numbers.
+import random
+
+import numpy as np
+import torch
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)  # also seeds CUDA; torch.cuda.manual_seed_all(seed) is implied
+
+
+seed_everything(42)
+first = (random.random(), np.random.rand(), torch.rand(1).item())
+seed_everything(42)
+second = (random.random(), np.random.rand(), torch.rand(1).item())
+print("first: ", [f"{v:.4f}" for v in first])
+print("second:", [f"{v:.4f}" for v in second])
+print("identical:", first == second)
+
+# %%
+# .. _basics-generator:
+#
+# A private random stream: torch.Generator
+# ----------------------------------------
+# Passing a seeded ``torch.Generator`` to a random function keeps that draw
+# independent of the global seed and of whatever other code consumed random numbers.
+import torch
+
+gen = torch.Generator().manual_seed(7)
+a = torch.randn(3, generator=gen)
+torch.rand(100)  # other code drawing from the global generator...
+gen.manual_seed(7)
+b = torch.randn(3, generator=gen)
+print("first: ", a)
+print("second:", b)
+print("equal:", torch.equal(a, b))
+
+# %%
+# .. _basics-deterministic:
+#
+# Deterministic algorithms: torch.use_deterministic_algorithms, cudnn.deterministic, cudnn.benchmark
+# --------------------------------------------------------------------------------------------------
+# ``use_deterministic_algorithms(True)`` makes PyTorch pick reproducible kernels and
+# raise ``RuntimeError`` for operations that only have nondeterministic ones (mostly
+# on GPUs, where CUDA also needs ``CUBLAS_WORKSPACE_CONFIG=:4096:8`` set before it
+# starts); ``cudnn.benchmark = False`` stops cuDNN from choosing kernels by timing,
+# and ``cudnn.deterministic = True`` restricts it to reproducible convolutions.
+import torch
+
+torch.use_deterministic_algorithms(True)
+torch.backends.cudnn.benchmark = False
+torch.backends.cudnn.deterministic = True
+print("deterministic algorithms:", torch.are_deterministic_algorithms_enabled())
+
+results = []
+for _ in range(2):
+    torch.manual_seed(0)
+    x = torch.randn(64, 3, 16, 16)
+    conv = torch.nn.Conv2d(3, 8, kernel_size=3)
+    results.append(conv(x).sum().item())
+print("two seeded runs:", [f"{r:.4f}" for r in results], "identical:", results[0] == results[1])
+
+# Switch back to the defaults, which are faster, when reproducibility is not needed.
+torch.use_deterministic_algorithms(False)
+torch.backends.cudnn.deterministic = False
+print("deterministic algorithms:", torch.are_deterministic_algorithms_enabled())
+
+# %%
+# .. _basics-tensor-memory:
+#
+# How big is a tensor: element_size, nelement, untyped_storage().nbytes
+# ---------------------------------------------------------------------
+# A tensor's size in bytes is its element count times the bytes per element, and
+# views report the size of the storage they share, not a copy of it.
+import torch
+
+x = torch.zeros(1000, 1000)
+view = x[:10]
+print(f"float32 1000x1000: {x.element_size() * x.nelement() / 2**20:.2f} MiB")
+print(f"as float16:        {x.half().element_size() * x.nelement() / 2**20:.2f} MiB")
+print("a 10-row view covers", view.nelement(), "elements but shares", view.untyped_storage().nbytes(), "bytes")
+
+# %%
+# .. _basics-cuda-memory:
+#
+# GPU memory: memory_allocated, max_memory_allocated, empty_cache, memory_summary
+# -------------------------------------------------------------------------------
+# ``memory_allocated`` counts bytes held by live tensors, ``memory_reserved`` what the
+# caching allocator keeps from the driver, ``max_memory_allocated`` the peak since
+# ``reset_peak_memory_stats``, and ``empty_cache`` returns unused cached blocks to the
+# driver (it frees nothing that a tensor still uses).
+import torch
+
+if torch.cuda.is_available():
+    mib = 2**20
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    big = torch.empty(256, 1024, 1024, device="cuda")  # 1 GiB of float32
+    print(f"allocated: {(torch.cuda.memory_allocated() - before) / mib:.0f} MiB more")
+    del big
+    print(f"after del: allocated {(torch.cuda.memory_allocated() - before) / mib:.0f} MiB more, "
+          f"reserved {torch.cuda.memory_reserved() / mib:.0f} MiB")
+    print(f"peak:      {torch.cuda.max_memory_allocated() / mib:.0f} MiB")
+    torch.cuda.empty_cache()
+    print(f"after empty_cache: reserved {torch.cuda.memory_reserved() / mib:.0f} MiB")
+    print("\n".join(torch.cuda.memory_summary(abbreviated=True).splitlines()[:12]))
+else:
+    print("skipped memory_allocated, max_memory_allocated, memory_reserved, empty_cache and")
+    print("memory_summary: they report the CUDA caching allocator, and this machine has no CUDA GPU")
+
+# %%
+# Summary
+# -------
+#
+# ==============================  =========================================================
+# You want                        Call
+# ==============================  =========================================================
+# repeatable random numbers       ``torch.manual_seed``, ``random.seed``, ``np.random.seed``
+# an independent random stream    ``torch.Generator().manual_seed(s)``, ``generator=``
+# reproducible kernels            ``torch.use_deterministic_algorithms(True)``
+# reproducible cuDNN              ``cudnn.benchmark = False``, ``cudnn.deterministic = True``
+# the size of a tensor            ``x.element_size() * x.nelement()``, ``x.untyped_storage().nbytes()``
+# GPU memory in use               ``torch.cuda.memory_allocated()``, ``memory_reserved()``
+# the peak                        ``torch.cuda.max_memory_allocated()``, ``reset_peak_memory_stats()``
+# cached blocks back              ``torch.cuda.empty_cache()``
+# a full report                   ``print(torch.cuda.memory_summary())``
+# ==============================  =========================================================

@@ -1,0 +1,148 @@
+r"""
+Saving and loading
+==================
+
+Save a model's ``state_dict`` (its parameters and buffers by name) rather than the
+model object, bundle it with the optimizer state and the epoch into a checkpoint to
+resume training, and know what ``torch.load``'s ``weights_only=True`` default (since
+PyTorch 2.6) accepts and refuses. Every file goes to a temporary directory.
+"""
+
+# %%
+# .. _basics-state-dict:
+#
+# Save and load a state_dict: torch.save, torch.load, load_state_dict
+# -------------------------------------------------------------------
+# A ``state_dict`` is an ordered dict from names to tensors; to load it, build the
+# same architecture and call ``load_state_dict``, which reports missing or unexpected keys.
+import tempfile
+from pathlib import Path
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+print({name: tuple(t.shape) for name, t in model.state_dict().items()})
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp) / "model.pt"
+    torch.save(model.state_dict(), path)
+    print("file size:", path.stat().st_size, "bytes")
+
+    fresh = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    print(fresh.load_state_dict(torch.load(path)))
+
+x = torch.randn(3, 4)
+print("same outputs:", torch.equal(model(x), fresh(x)))
+
+# %%
+# .. _basics-checkpoint:
+#
+# A full checkpoint to resume training: model, optimizer, epoch
+# -------------------------------------------------------------
+# To resume training you also need the optimizer's state (Adam's running averages,
+# for example) and the epoch, so save them in one dict and restore each piece.
+import tempfile
+from pathlib import Path
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+model(torch.randn(8, 4)).pow(2).mean().backward()
+optimizer.step()  # gives the optimizer some state to save
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp) / "checkpoint.pt"
+    torch.save(
+        {
+            "epoch": 5,
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "loss": 0.123,
+        },
+        path,
+    )
+
+    checkpoint = torch.load(path)
+    new_model = nn.Linear(4, 1)
+    new_optimizer = torch.optim.Adam(new_model.parameters(), lr=1e-3)
+    new_model.load_state_dict(checkpoint["model"])
+    new_optimizer.load_state_dict(checkpoint["optimizer"])
+    start_epoch = checkpoint["epoch"] + 1
+
+print("resume at epoch", start_epoch, "| saved loss", checkpoint["loss"])
+print("optimizer state restored:", sorted(new_optimizer.state_dict()["state"][0]))
+print("step count:", new_optimizer.state_dict()["state"][0]["step"].item())
+
+# %%
+# .. _basics-weights-only:
+#
+# torch.load and weights_only=True
+# --------------------------------
+# Since PyTorch 2.6 ``torch.load`` defaults to ``weights_only=True``: it loads tensors,
+# dicts, lists and numbers but refuses to unpickle arbitrary objects (which could run
+# code), so a pickled whole model fails unless you trust the file and pass
+# ``weights_only=False`` or allow its classes with ``torch.serialization.safe_globals``.
+import pickle
+import tempfile
+from pathlib import Path
+
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp) / "whole_model.pt"
+    torch.save(model, path)  # pickles the object itself, not just its tensors
+    try:
+        torch.load(path)
+    except pickle.UnpicklingError as err:
+        message = str(err)  # long: the first sentence, then the reason further down
+        reason = next(line.strip() for line in message.splitlines() if "Unsupported global" in line)
+        print(f"{type(err).__name__}: {message.split('.')[0]}.")
+        print("   ", reason.split(". ")[0] + ".")
+
+    loaded = torch.load(path, weights_only=False)  # only for files you trust
+    print("weights_only=False:", loaded)
+    with torch.serialization.safe_globals([nn.Linear]):
+        print("safe_globals([nn.Linear]):", torch.load(path))
+
+# %%
+# .. _basics-map-location:
+#
+# Load a GPU checkpoint on any machine: map_location
+# --------------------------------------------------
+# Tensors are restored on the device they were saved from, so pass ``map_location``
+# to put them where you want, for example on the CPU of a machine without a GPU.
+import tempfile
+from pathlib import Path
+
+import torch
+from cheatsheet import pick_device
+
+device = pick_device()
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp) / "weights.pt"
+    torch.save({"w": torch.ones(2, device=device)}, path)
+    on_cpu = torch.load(path, map_location="cpu")
+    on_device = torch.load(path, map_location=device)
+print("saved from:", device, "| map_location='cpu':", on_cpu["w"].device, "| map_location=device:", on_device["w"].device)
+
+# %%
+# Summary
+# -------
+#
+# ==============================  =========================================================
+# You want                        Call
+# ==============================  =========================================================
+# the weights of a model          ``model.state_dict()``
+# to save them                    ``torch.save(model.state_dict(), path)``
+# to load them                    ``model.load_state_dict(torch.load(path))``
+# to resume training              save a dict with ``model``, ``optimizer`` state dicts and ``epoch``
+# to load on another device       ``torch.load(path, map_location="cpu")``
+# to load a pickled object        ``weights_only=False`` (trusted files) or ``torch.serialization.safe_globals``
+# ==============================  =========================================================
