@@ -65,9 +65,21 @@ def docs_live(session: nox.Session) -> None:
     """Serve the site and rebuild it as pages, examples or the package change."""
     _install(session, "docs-live")
     session.run(
-        "sphinx-autobuild", "-c", ".", "docs", str(BUILD),
-        "--watch", "examples", "--watch", "src", "--watch", "conf.py",
-        "--ignore", "docs/gallery/*", "--ignore", "docs/sg_execution_times.rst",
+        "sphinx-autobuild",
+        "-c",
+        ".",
+        "docs",
+        str(BUILD),
+        "--watch",
+        "examples",
+        "--watch",
+        "src",
+        "--watch",
+        "conf.py",
+        "--ignore",
+        "docs/gallery/*",
+        "--ignore",
+        "docs/sg_execution_times.rst",
         *session.posargs,
     )
 

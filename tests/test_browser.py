@@ -84,7 +84,8 @@ def search(page, base_url: str, query: str) -> list[str]:
     page.goto(f"{base_url}/search.html?q={query}")
     page.wait_for_selector("#search-results ul.search li", timeout=20_000)
     hrefs = page.eval_on_selector_all(
-        "#search-results ul.search li a:first-of-type", "els => els.map(e => e.getAttribute('href'))"
+        "#search-results ul.search li a:first-of-type",
+        "els => els.map(e => e.getAttribute('href'))",
     )
     return [h.split("#")[0].split("?")[0] for h in hrefs]
 
@@ -105,7 +106,7 @@ def _background_luminance(page) -> float:
     rgb = page.evaluate(
         "getComputedStyle(document.body).backgroundColor.match(/\\d+/g).slice(0, 3).map(Number)"
     )
-    return sum(c * w for c, w in zip(rgb, (0.2126, 0.7152, 0.0722))) / 255
+    return sum(c * w for c, w in zip(rgb, (0.2126, 0.7152, 0.0722), strict=True)) / 255
 
 
 def test_dark_mode_switch(page, base_url):

@@ -41,6 +41,8 @@ def test_help_and_missing_command(capsys):
 def test_runs_as_a_module():
     result = subprocess.run(
         [sys.executable, "-m", "cheatsheet", "info", "--json"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert json.loads(result.stdout)["picked_device"]

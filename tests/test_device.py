@@ -71,7 +71,7 @@ def test_unavailable_request_from_environment_does_not_fall_back(fake_devices, m
 
 
 def test_wrong_type_is_a_type_error(fake_devices):
-    with pytest.raises(TypeError, match="str or torch.device"):
+    with pytest.raises(TypeError, match=r"str or torch\.device"):
         pick_device(0)  # type: ignore[arg-type]
 
 

@@ -12,7 +12,9 @@ from sybil.parsers.myst import PythonCodeBlockParser
 ROOT = Path(__file__).resolve().parents[1]
 
 PAGES = sorted(p for p in (ROOT / "docs").rglob("*.md") if "gallery" not in p.parts)
-_PYTHONISH = re.compile(r"\b(py|python3?|pycon|ipython3?|pytb)\b|code-block\}\s*python", re.I)
+_PYTHONISH = re.compile(
+    r"\b(py|python3?|pycon|ipython3?|pytb)\b|code-block\}\s*python", re.IGNORECASE
+)
 
 
 def _fence_infos(text: str) -> list[str]:

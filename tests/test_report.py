@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
 import matplotlib.pyplot as plt
+import pytest
 from matplotlib.figure import Figure
 
 from cheatsheet import Comparison, Measurement, compare, environment, speedup_phrase
@@ -111,7 +111,8 @@ def test_environment_text_and_html_forms():
     env = environment()
     assert env.torch_version in repr(env)
     html = env._repr_html_()
-    assert html.startswith("<table") and env.torch_version in html
+    assert html.startswith("<table")
+    assert env.torch_version in html
 
 
 def test_environment_reports_a_missing_compiler(monkeypatch):

@@ -70,11 +70,19 @@ def test_nothing_is_loaded_from_outside_the_site(site):
     offenders = []
     for page in _pages(site):
         soup = _soup(page)
-        for tag, attr in (("script", "src"), ("link", "href"), ("img", "src"),
-                          ("iframe", "src"), ("source", "src"), ("video", "src")):
+        for tag, attr in (
+            ("script", "src"),
+            ("link", "href"),
+            ("img", "src"),
+            ("iframe", "src"),
+            ("source", "src"),
+            ("video", "src"),
+        ):
             for el in soup.find_all(tag):
                 url = el.get(attr) or ""
-                if tag == "link" and not {"stylesheet", "preload", "icon", "modulepreload"} & set(el.get("rel", [])):
+                if tag == "link" and not {"stylesheet", "preload", "icon", "modulepreload"} & set(
+                    el.get("rel", [])
+                ):
                     continue
                 if _EXTERNAL.match(url):
                     offenders.append(f"{page.relative_to(site)}: <{tag} {attr}={url}>")
@@ -99,9 +107,9 @@ def test_every_internal_link_resolves(site):
             if not target.exists():
                 broken.append(f"{page.relative_to(site)} -> {href}")
                 continue
-            if parts.fragment and target.suffix == ".html":
-                if _soup(target).find(id=unquote(parts.fragment)) is None:
-                    broken.append(f"{page.relative_to(site)} -> {href} (no such anchor)")
+            anchored = parts.fragment and target.suffix == ".html"
+            if anchored and _soup(target).find(id=unquote(parts.fragment)) is None:
+                broken.append(f"{page.relative_to(site)} -> {href} (no such anchor)")
     assert not broken, "\n".join(broken[:50])
 
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
-import sitebuild  # noqa: E402
+import sitebuild
 
 
 @pytest.fixture

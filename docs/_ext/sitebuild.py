@@ -69,7 +69,9 @@ class BuildStampDirective(SphinxDirective):
         return [nodes.raw("", environment()._repr_html_(), format="html")]
 
 
-def _always_reread_stamped(app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]) -> list[str]:
+def _always_reread_stamped(
+    app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
     # The stamp describes the machine and date of *this* build, so pages that
     # show it are read again each time, even when their source did not change.
     return [doc for doc in app.config.stamp_pages if doc in env.found_docs]

@@ -130,8 +130,10 @@ eager_pointwise = benchmark(gelu_eager, x, label="pointwise, eager", min_time_s=
 compiled_pointwise = benchmark(gelu_tanh_residual, x, label="pointwise, compiled", min_time_s=0.5)
 torch.testing.assert_close(gelu_tanh_residual(x), gelu_eager(x))
 for m in (eager_pointwise, compiled_pointwise):
-    print(f"{m.label:20}  first call {m.first_call_s * 1e3:9.1f} ms   "
-          f"steady {m.median_s * 1e3:7.3f} ms")
+    print(
+        f"{m.label:20}  first call {m.first_call_s * 1e3:9.1f} ms   "
+        f"steady {m.median_s * 1e3:7.3f} ms"
+    )
 
 # %%
 # A matmul-bound model

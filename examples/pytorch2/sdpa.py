@@ -38,7 +38,9 @@ import math
 def attention_by_hand(q, k, v, mask=None):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
     if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else scores + mask
+        scores = (
+            scores.masked_fill(~mask, float("-inf")) if mask.dtype == torch.bool else scores + mask
+        )
     return scores.softmax(dim=-1) @ v
 
 

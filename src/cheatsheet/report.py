@@ -60,7 +60,10 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], caption: s
 
 def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+        for r in [header, *rows]
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -145,18 +148,14 @@ class Comparison:
         ax.barh(y, medians, xerr=[m.iqr_s / 2 / scale for m in ms], color="#4c72b0", capsize=3)
         ax.set_yticks(y, [m.label for m in ms])
         ax.set_xlabel(f"median time per call ({unit}); whiskers: IQR")
-        for yi, med, m in zip(y, medians, ms):
-            ax.annotate(
-                f" {self.speedup(m.label):.2f}x", (med, yi), va="center", fontsize=9
-            )
+        for yi, med, m in zip(y, medians, ms, strict=True):
+            ax.annotate(f" {self.speedup(m.label):.2f}x", (med, yi), va="center", fontsize=9)
         ax.margins(x=0.18)
         ax.set_title(title or f"Speedup against {self.baseline} (higher is better)")
         return fig
 
 
-def compare(
-    measurements: Sequence[Measurement], baseline: str | int | None = None
-) -> Comparison:
+def compare(measurements: Sequence[Measurement], baseline: str | int | None = None) -> Comparison:
     """Tabulate measurements against a baseline.
 
     Parameters
@@ -278,7 +277,10 @@ def _cpu_model() -> str:
         import subprocess
 
         out = subprocess.run(
-            ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True
+            ["sysctl", "-n", "machdep.cpu.brand_string"],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if out.returncode == 0 and out.stdout.strip():
             return out.stdout.strip()

@@ -108,8 +108,7 @@ class Measurement:
     def _repr_html_(self) -> str:
         noisy = " <strong>noisy</strong>" if self.noisy else ""
         return (
-            f"<p><code>{html.escape(self.label)}</code>: "
-            f"{html.escape(self._summary())}{noisy}</p>"
+            f"<p><code>{html.escape(self.label)}</code>: {html.escape(self._summary())}{noisy}</p>"
         )
 
 
@@ -220,7 +219,9 @@ def benchmark(
     if not (math.isfinite(min_time_s) and min_time_s > 0):
         raise ValueError(f"min_time_s must be a positive number of seconds, got {min_time_s!r}")
     if isinstance(min_runs, bool) or not isinstance(min_runs, int) or min_runs < 2:
-        raise ValueError(f"min_runs must be an integer of at least 2 (a spread needs two runs), got {min_runs!r}")
+        raise ValueError(
+            f"min_runs must be an integer of at least 2 (a spread needs two runs), got {min_runs!r}"
+        )
 
     if device is not None:
         dev = torch.device(device)
