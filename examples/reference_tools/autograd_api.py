@@ -1,0 +1,463 @@
+r"""
+Autograd reference
+==================
+
+The calls that compute, shape and inspect gradients: ``backward`` and
+``torch.autograd.grad``, tensor and graph hooks, the grad-mode switches,
+saved-tensor hooks, custom ``torch.autograd.Function`` classes checked with
+``gradcheck``, Jacobians and Hessians, forward-mode AD and anomaly detection.
+Each entry is one sentence, a snippet you can paste into a fresh session, and
+the output it printed when this site was built.
+"""
+
+# %%
+# .. _api-tensor-backward:
+#
+# ``torch.Tensor.backward``
+# -------------------------
+# Called on a scalar, it walks the graph back to the leaves and *adds* each
+# gradient to their ``.grad``, so a second call without zeroing accumulates.
+import torch
+
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+(w**2).sum().backward()
+print("after one call:", w.grad)
+(w**2).sum().backward()
+print("after two calls:", w.grad)
+
+# %%
+# .. _api-autograd-grad:
+#
+# ``torch.autograd.grad``
+# -----------------------
+# Returns the gradients as a tuple instead of writing ``.grad``; with
+# ``create_graph=True`` the result is itself differentiable, which gives
+# higher derivatives.
+import torch
+
+t = torch.tensor(2.0, requires_grad=True)
+cube = t**3
+(first,) = torch.autograd.grad(cube, t, create_graph=True)  # 3 t^2
+(second,) = torch.autograd.grad(first, t)  # 6 t
+print("d/dt  t^3 at 2:", first.item())
+print("d2/dt2 t^3 at 2:", second.item())
+print("t.grad left untouched:", t.grad)
+
+# %%
+# .. _api-autograd-backward:
+#
+# ``torch.autograd.backward``
+# ---------------------------
+# A non-scalar output needs a weight per element (``grad_tensors``, or
+# ``gradient=`` in ``Tensor.backward``): autograd computes the
+# vector-Jacobian product with it.
+import torch
+
+a = torch.ones(3, requires_grad=True)
+out = a * torch.tensor([1.0, 2.0, 3.0])
+torch.autograd.backward(out, grad_tensors=torch.tensor([1.0, 0.0, 10.0]))
+a.grad
+
+# %%
+# .. _api-retain-grad:
+#
+# ``torch.Tensor.retain_grad``
+# ----------------------------
+# Only leaves keep ``.grad`` after backward; call ``retain_grad()`` on an
+# intermediate tensor to keep its gradient too.
+import torch
+
+leaf = torch.tensor([1.0, -2.0], requires_grad=True)
+hidden = leaf * 3
+hidden.retain_grad()
+(hidden**2).sum().backward()
+print("hidden is a leaf:", hidden.is_leaf)
+print("hidden.grad:", hidden.grad)
+print("leaf.grad:  ", leaf.grad)
+
+# %%
+# .. _api-tensor-register-hook:
+#
+# ``torch.Tensor.register_hook``
+# ------------------------------
+# The hook receives the gradient flowing into a tensor and may return a
+# replacement; the returned handle's ``remove()`` takes it off again.
+import torch
+
+p = torch.tensor([1.0, 2.0], requires_grad=True)
+handle = p.register_hook(lambda g: g.clamp(max=1.0))  # clip this gradient only
+(p * 5).sum().backward()
+print("clipped by the hook:", p.grad)
+handle.remove()
+p.grad = None
+(p * 5).sum().backward()
+print("after remove():     ", p.grad)
+
+# %%
+# .. _api-autograd-graph-node:
+#
+# ``torch.autograd.graph.Node``
+# -----------------------------
+# A non-leaf tensor's ``grad_fn`` is a ``Node`` of the backward graph:
+# ``name()`` says which backward formula runs and ``next_functions`` links to
+# the nodes that follow.
+import torch
+
+x = torch.tensor([0.5, 1.5], requires_grad=True)
+z = (x.sin() * 2).sum()
+node = z.grad_fn
+print(isinstance(node, torch.autograd.graph.Node))
+while node is not None:
+    print(node.name())
+    node = node.next_functions[0][0] if node.next_functions else None
+
+# %%
+# .. _api-node-register-prehook:
+#
+# ``torch.autograd.graph.Node.register_prehook``
+# ----------------------------------------------
+# A hook on a graph node: ``register_prehook`` sees (and may replace) the
+# gradient arriving at the node, ``register_hook`` sees what it sends on.
+import torch
+
+src = torch.zeros(3, requires_grad=True)
+copy = src.clone()
+hook = copy.grad_fn.register_prehook(lambda grad_outputs: (grad_outputs[0] * 10,))
+copy.sum().backward()
+print("with prehook:", src.grad)
+hook.remove()
+
+# %%
+# .. _api-no-grad:
+#
+# ``torch.no_grad``
+# -----------------
+# Inside the block (or in a function it decorates) nothing is recorded, so
+# results have no ``grad_fn``; ``torch.enable_grad`` switches recording back on.
+import torch
+
+v = torch.ones(2, requires_grad=True)
+with torch.no_grad():
+    plain = v * 2
+    with torch.enable_grad():
+        tracked = v * 2
+
+
+@torch.no_grad()
+def evaluate(inp):
+    return inp + 1
+
+
+print(plain.requires_grad, tracked.requires_grad, evaluate(v).requires_grad)
+
+# %%
+# .. _api-set-grad-enabled:
+#
+# ``torch.set_grad_enabled``
+# --------------------------
+# The same switch with a boolean argument, handy for one code path that
+# serves both training and evaluation.
+import torch
+
+v = torch.ones(2, requires_grad=True)
+for training in (True, False):
+    with torch.set_grad_enabled(training):
+        print(f"training={training}: requires_grad={(v * 2).requires_grad}")
+
+# %%
+# .. _api-inference-mode:
+#
+# ``torch.inference_mode``
+# ------------------------
+# A stricter ``no_grad`` that also skips version counting; its tensors are
+# flagged ``is_inference()`` and cannot be saved for a later backward.
+import torch
+
+layer = torch.nn.Linear(4, 2)
+with torch.inference_mode():
+    pred = layer(torch.randn(1, 4))
+print("inference tensor:", pred.is_inference(), "| requires_grad:", pred.requires_grad)
+try:
+    (layer.weight * pred.T).sum().backward()
+except RuntimeError as err:
+    print("RuntimeError:", str(err).split(".")[0])
+
+# %%
+# .. _api-saved-tensors-hooks:
+#
+# ``torch.autograd.graph.saved_tensors_hooks``
+# --------------------------------------------
+# Every tensor autograd saves for backward goes through ``pack`` when saved
+# and ``unpack`` when used, so you can log, compress or offload it.
+import torch
+
+log = []
+
+
+def pack(saved):
+    log.append(f"pack   {tuple(saved.shape)}")
+    return saved.to(torch.bfloat16)  # keep a smaller copy
+
+
+def unpack(stored):
+    log.append(f"unpack {tuple(stored.shape)}")
+    return stored.to(torch.float32)
+
+
+m = torch.ones(2, 3, requires_grad=True)
+n = torch.full((2, 3), 2.0, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    prod = (m * n).sum()
+prod.backward()
+print(*log, sep="\n")
+print("m.grad[0]:", m.grad[0])
+
+# %%
+# .. _api-save-on-cpu:
+#
+# ``torch.autograd.graph.save_on_cpu``
+# ------------------------------------
+# A ready-made pair of those hooks that parks saved activations in CPU memory
+# until backward needs them; it only saves memory for GPU tensors and is a
+# harmless pass-through here on the CPU.
+import torch
+
+q = torch.randn(3, requires_grad=True)
+with torch.autograd.graph.save_on_cpu(pin_memory=torch.cuda.is_available()):
+    r = (q.exp() * q).sum()
+r.backward()
+torch.allclose(q.grad, q.exp() * (q + 1))
+
+# %%
+# .. _api-disable-saved-tensors-hooks:
+#
+# ``torch.autograd.graph.disable_saved_tensors_hooks``
+# ----------------------------------------------------
+# Forbids saved-tensor hooks inside its block; any attempt to install one
+# raises ``RuntimeError`` with the message you passed.
+import torch
+
+try:
+    with torch.autograd.graph.disable_saved_tensors_hooks("no offloading in this block"):
+        with torch.autograd.graph.save_on_cpu():
+            pass
+except RuntimeError as err:
+    print("RuntimeError:", err)
+
+# %%
+# .. _api-autograd-function:
+#
+# ``torch.autograd.Function``
+# ---------------------------
+# Subclass it with static ``forward`` and ``backward`` methods, keep what
+# backward needs with ``ctx.save_for_backward``, and call it through ``.apply``.
+import torch
+
+
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        ctx.save_for_backward(inp)
+        return inp**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (inp,) = ctx.saved_tensors
+        return grad_out * 3 * inp**2
+
+
+s = torch.tensor([1.0, 2.0], requires_grad=True)
+Cube.apply(s).sum().backward()
+s.grad
+
+# %%
+# .. _api-mark-non-differentiable:
+#
+# ``ctx.mark_non_differentiable``
+# -------------------------------
+# Declares an output that carries no gradient, such as an index or a mask;
+# ``backward`` still receives a slot for it, filled with zeros.
+import torch
+
+
+class ReluWithMask(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        mask = (inp > 0).to(inp.dtype)
+        ctx.mark_non_differentiable(mask)
+        ctx.save_for_backward(mask)
+        return inp * mask, mask
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_mask):  # grad_mask is unused
+        (mask,) = ctx.saved_tensors
+        return grad_out * mask
+
+
+u = torch.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+y, keep = ReluWithMask.apply(u)
+y.sum().backward()
+print("mask requires_grad:", keep.requires_grad, "| u.grad:", u.grad)
+
+# %%
+# .. _api-gradcheck:
+#
+# ``torch.autograd.gradcheck``
+# ----------------------------
+# Compares a function's analytical backward with finite differences on
+# ``float64`` inputs; a wrong formula raises ``GradcheckError``, or returns
+# ``False`` with ``raise_exception=False``.
+import torch
+from torch.autograd import gradcheck
+
+
+class GoodSquare(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        ctx.save_for_backward(inp)
+        return inp**2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (inp,) = ctx.saved_tensors
+        return grad_out * 2 * inp
+
+
+class BadSquare(GoodSquare):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (inp,) = ctx.saved_tensors
+        return grad_out * inp  # forgot the factor 2
+
+
+torch.manual_seed(0)
+probe = torch.randn(4, dtype=torch.float64, requires_grad=True)
+print("GoodSquare:", gradcheck(GoodSquare.apply, (probe,)))
+print("BadSquare: ", gradcheck(BadSquare.apply, (probe,), raise_exception=False))
+
+# %%
+# .. _api-autograd-functional-jacobian:
+#
+# ``torch.autograd.functional.jacobian``
+# --------------------------------------
+# Builds the full Jacobian of a function at a point, one row per output
+# element; ``torch.func.jacrev`` and ``jacfwd`` do the same with
+# vectorisation and compose with ``vmap``.
+import torch
+from torch.autograd.functional import jacobian
+
+
+def scale_by_sum(vec):
+    return vec * vec.sum()
+
+
+jacobian(scale_by_sum, torch.tensor([1.0, 2.0, 3.0]))
+
+# %%
+# .. _api-autograd-functional-hessian:
+#
+# ``torch.autograd.functional.hessian``
+# -------------------------------------
+# The matrix of second derivatives of a scalar function.
+import torch
+from torch.autograd.functional import hessian
+
+
+def energy(point):
+    return point[0] ** 2 * point[1] + point[1] ** 3
+
+
+hessian(energy, torch.tensor([1.0, 2.0]))
+
+# %%
+# .. _api-forward-ad:
+#
+# ``torch.autograd.forward_ad``
+# -----------------------------
+# Forward-mode AD: ``make_dual`` attaches a tangent to an input inside
+# ``dual_level()``, and ``unpack_dual`` reads the directional derivative off
+# the output in the same pass, with no backward. (In 2.13 the first
+# ``make_dual`` of a session loads helpers that still call the deprecated
+# ``torch.jit.script``; that internal ``DeprecationWarning`` is filtered here.)
+import warnings
+
+import torch
+import torch.autograd.forward_ad as fwAD
+
+primal = torch.tensor([0.0, 1.0, 2.0])
+direction = torch.tensor([1.0, 1.0, 0.0])
+with fwAD.dual_level(), warnings.catch_warnings():
+    warnings.filterwarnings("ignore", r".*torch\.jit\.script.*deprecated", DeprecationWarning)
+    dual_out = fwAD.make_dual(primal, direction).sin()
+    value, jvp = fwAD.unpack_dual(dual_out)
+print("sin(x):        ", value)
+print("cos(x) * dir:  ", jvp)
+
+# %%
+# .. _api-detect-anomaly:
+#
+# ``torch.autograd.detect_anomaly``
+# ---------------------------------
+# Makes backward check every node's output for NaN and raise at the first
+# node that makes one, and records forward tracebacks to point at the line
+# that built it; it warns on entry because it slows everything down (the
+# warnings are caught here and listed in one line each).
+import warnings
+
+import torch
+
+root = torch.tensor([0.0, 4.0], requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        damped = (root.sqrt() * torch.tensor([0.0, 1.0])).sum()  # 0 * inf in backward
+        try:
+            damped.backward()
+        except RuntimeError as err:
+            print("RuntimeError:", err)
+for w in caught:
+    print(f"{w.category.__name__}: {str(w.message).splitlines()[0]}")
+
+# %%
+# .. _api-set-detect-anomaly:
+#
+# ``torch.autograd.set_detect_anomaly``
+# -------------------------------------
+# The same checks switched by a boolean, as a context manager or a plain call;
+# ``torch.is_anomaly_enabled()`` reports the current state.
+import torch
+
+print("default:", torch.is_anomaly_enabled())
+with torch.autograd.set_detect_anomaly(True):
+    print("inside: ", torch.is_anomaly_enabled())
+print("after:  ", torch.is_anomaly_enabled())
+
+# %%
+# Summary
+# -------
+#
+# ====================================================  ===============================================
+# Name                                                  Use it to
+# ====================================================  ===============================================
+# ``torch.Tensor.backward``                             accumulate gradients of a scalar into ``.grad``
+# ``torch.autograd.grad``                               get gradients back as values, or higher orders
+# ``torch.autograd.backward``                           backpropagate non-scalar outputs with weights
+# ``torch.Tensor.retain_grad``                          keep ``.grad`` on an intermediate tensor
+# ``torch.Tensor.register_hook``                        read or replace one tensor's gradient
+# ``torch.autograd.graph.Node``                         walk the backward graph from ``grad_fn``
+# ``torch.autograd.graph.Node.register_prehook``        hook the gradient arriving at a graph node
+# ``torch.no_grad`` / ``torch.enable_grad``             stop (or resume) recording operations
+# ``torch.set_grad_enabled``                            switch recording with a boolean
+# ``torch.inference_mode``                              the fastest no-recording mode for inference
+# ``torch.autograd.graph.saved_tensors_hooks``          transform tensors saved for backward
+# ``torch.autograd.graph.save_on_cpu``                  offload saved activations to host memory
+# ``torch.autograd.graph.disable_saved_tensors_hooks``  forbid saved-tensor hooks in a block
+# ``torch.autograd.Function``                           write an op with its own backward formula
+# ``ctx.mark_non_differentiable``                       declare outputs without gradients
+# ``torch.autograd.gradcheck``                          test a backward formula numerically
+# ``torch.autograd.functional.jacobian``                a full Jacobian at a point
+# ``torch.autograd.functional.hessian``                 a full Hessian at a point
+# ``torch.autograd.forward_ad``                         forward-mode directional derivatives
+# ``torch.autograd.detect_anomaly``                     find the op whose backward made NaN
+# ``torch.autograd.set_detect_anomaly``                 switch anomaly detection by a boolean
+# ====================================================  ===============================================

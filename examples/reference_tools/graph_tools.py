@@ -1,0 +1,296 @@
+r"""
+Graph capture reference: torch.fx, TorchScript, torch.export
+============================================================
+
+Three ways to turn a model into a graph you can read, rewrite or ship.
+``torch.fx`` traces Python into an editable graph of calls; TorchScript
+(``torch.jit``) compiles a model for a C++ runtime and is in maintenance, with
+its ``trace``, ``script`` and ``freeze`` deprecated in PyTorch 2.13;
+``torch.export`` is the current way to capture a whole program, and
+``torch.compile`` the current way to speed one up. Each entry is one sentence,
+a snippet that runs in a fresh session, and its output from the build.
+"""
+
+# %%
+# .. _api-fx-symbolic-trace:
+#
+# ``torch.fx.symbolic_trace``
+# ---------------------------
+# Runs ``forward`` on proxy objects and records every call into a
+# ``GraphModule``, whose ``.code`` is the regenerated Python.
+import torch
+import torch.fx
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.relu(self.proj(x)) + x.mean(dim=-1, keepdim=True)
+
+
+traced = torch.fx.symbolic_trace(Block())
+print(traced.code.strip())
+
+# %%
+# .. _api-fx-graph:
+#
+# ``torch.fx.Graph``
+# ------------------
+# The graph is an ordered list of ``Node`` objects, each with an ``op``
+# (``placeholder``, ``call_module``, ``call_function``, ``call_method``,
+# ``get_attr``, ``output``), a ``target`` and ``args``; ``print(graph)`` shows
+# it (``graph.print_tabular()`` does too, but needs the ``tabulate`` package).
+import torch
+import torch.fx
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.relu(self.proj(x)) + x.mean(dim=-1, keepdim=True)
+
+
+graph = torch.fx.symbolic_trace(Block()).graph
+for node in graph.nodes:
+    target = getattr(node.target, "__name__", node.target)
+    print(f"{node.op:14} {node.name:8} {target!s:8} args={node.args}")
+
+# %%
+# .. _api-fx-graphmodule-recompile:
+#
+# ``torch.fx.GraphModule.recompile``
+# ----------------------------------
+# A transform edits nodes in place; ``graph.lint()`` checks the result and
+# ``recompile()`` regenerates ``forward`` from it. Here every ``torch.relu`` call
+# becomes ``F.gelu``.
+import torch
+import torch.fx
+import torch.nn.functional as F
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.relu(self.proj(x)) + x.mean(dim=-1, keepdim=True)
+
+
+torch.manual_seed(0)
+model = Block()
+gm = torch.fx.symbolic_trace(model)
+for node in gm.graph.nodes:
+    if node.op == "call_function" and node.target is torch.relu:
+        node.target = F.gelu
+gm.graph.lint()
+gm.recompile()
+print(gm.code.strip())
+sample = torch.randn(2, 4)
+expected = F.gelu(model.proj(sample)) + sample.mean(dim=-1, keepdim=True)
+print("matches hand-written GELU version:", torch.allclose(gm(sample), expected))
+
+# %%
+# .. _api-fx-replace-pattern:
+#
+# ``torch.fx.subgraph_rewriter.replace_pattern``
+# ----------------------------------------------
+# Finds every occurrence of a pattern function's graph and splices in the
+# replacement's graph, returning the matches.
+import torch
+import torch.fx
+import torch.nn.functional as F
+from torch.fx import subgraph_rewriter
+
+
+def two_swishes(a, b):
+    return a * torch.sigmoid(a) + b * torch.sigmoid(b)
+
+
+def pattern(t):
+    return t * torch.sigmoid(t)
+
+
+def replacement(t):
+    return F.silu(t)
+
+
+gm = torch.fx.symbolic_trace(two_swishes)
+matches = subgraph_rewriter.replace_pattern(gm, pattern, replacement)
+print(len(matches), "matches replaced")
+print(gm.code.strip())
+
+# %%
+# .. _api-fx-interpreter:
+#
+# ``torch.fx.Interpreter``
+# ------------------------
+# Executes a ``GraphModule`` node by node; override ``run_node`` to observe or
+# change each step, here to record every intermediate shape.
+import torch
+import torch.fx
+from torch import nn
+
+
+class ShapeLogger(torch.fx.Interpreter):
+    def run_node(self, n):
+        result = super().run_node(n)
+        if isinstance(result, torch.Tensor):
+            print(f"{n.name:8} {tuple(result.shape)}")
+        return result
+
+
+mlp = nn.Sequential(nn.Linear(6, 3), nn.ReLU(), nn.Linear(3, 1))
+result = ShapeLogger(torch.fx.symbolic_trace(mlp)).run(torch.randn(5, 6))
+
+# %%
+# .. _api-jit-trace:
+#
+# ``torch.jit.trace``
+# -------------------
+# Records the operations one example input runs into a TorchScript module, so
+# data-dependent branches are frozen to the path taken (it warns with a
+# ``TracerWarning``); in 2.13 the call itself raises a ``DeprecationWarning``
+# pointing to ``torch.compile`` and ``torch.export``. Both warnings are caught
+# here and listed.
+import warnings
+
+import torch
+
+
+def flip_if_negative(x):
+    if x.sum() < 0:  # decided once, at trace time
+        return -x
+    return x
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    traced_fn = torch.jit.trace(flip_if_negative, torch.tensor([1.0, 2.0]))
+for line in dict.fromkeys(f"{w.category.__name__}: {str(w.message).split('. ')[0]}" for w in caught):
+    print(line)  # each warning once (the trace is checked by a second run)
+print("eager: ", flip_if_negative(torch.tensor([-1.0, -2.0])))
+print("traced:", traced_fn(torch.tensor([-1.0, -2.0])))
+
+# %%
+# .. _api-jit-script:
+#
+# ``torch.jit.script``
+# --------------------
+# Compiles the Python source itself, so control flow survives, but only code
+# in the TorchScript subset of Python compiles; deprecated in 2.13 like
+# ``trace`` (warning caught here).
+import warnings
+
+import torch
+
+
+def flip_if_negative(x):
+    if bool(x.sum() < 0):
+        return -x
+    return x
+
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", r".*torch\.jit\.script.*deprecated", DeprecationWarning)
+    scripted = torch.jit.script(flip_if_negative)
+print(scripted.code.strip())
+print("scripted:", scripted(torch.tensor([-1.0, -2.0])))
+
+# %%
+# .. _api-jit-freeze:
+#
+# ``torch.jit.freeze``
+# --------------------
+# Inlines the parameters and attributes of an ``eval()``-mode scripted module
+# as constants, so the graph can be optimised further; in 2.13 it is
+# deprecated in favour of ``torch.compile`` (warnings caught here).
+import warnings
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(4, 4), nn.ReLU()).eval()
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", r".*torch\.jit\..*deprecated", DeprecationWarning)
+    frozen = torch.jit.freeze(torch.jit.script(net))
+print("parameters left after freezing:", len(list(frozen.parameters())))
+probe = torch.randn(1, 4)
+print("same output:", torch.allclose(frozen(probe), net(probe)))
+
+# %%
+# .. _api-jit-save:
+#
+# ``torch.jit.save``
+# ------------------
+# Writes a TorchScript module, code and weights, to one archive that
+# ``torch.jit.load`` (or C++ ``torch::jit::load``) reads back without the Python
+# class; ``torch.export.save`` is the counterpart for exported programs.
+import os
+import tempfile
+import warnings
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+head = nn.Linear(3, 2)
+with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+    warnings.filterwarnings("ignore", r".*torch\.jit\..*deprecated", DeprecationWarning)
+    path = os.path.join(tmp, "head.pt")
+    torch.jit.save(torch.jit.script(head), path)
+    loaded = torch.jit.load(path)
+    print(f"archive: {os.path.getsize(path)} bytes, type {type(loaded).__name__}")
+probe = torch.randn(1, 3)
+torch.equal(loaded(probe), head(probe))
+
+# %%
+# .. _api-export-export:
+#
+# ``torch.export.export``
+# -----------------------
+# The current replacement for tracing to deploy: captures the whole program
+# with ``torch.compile``'s front end into an ``ExportedProgram`` of ATen
+# operations, failing loudly instead of silently freezing a branch;
+# ``Dim`` objects in ``dynamic_shapes`` keep sizes symbolic.
+import torch
+from torch import nn
+from torch.export import Dim, export
+
+torch.manual_seed(0)
+mlp = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+program = export(mlp, (torch.randn(3, 4),), dynamic_shapes=({0: Dim("batch")},))
+for node in program.graph.nodes:
+    if node.op == "call_function":
+        print(node.target)
+print("inputs:", [spec.arg.name for spec in program.graph_signature.input_specs])
+print("batch of 7:", tuple(program.module()(torch.randn(7, 4)).shape))
+
+# %%
+# Summary
+# -------
+#
+# ==============================================  ===================================================
+# Name                                            Use it to
+# ==============================================  ===================================================
+# ``torch.fx.symbolic_trace``                     capture a module as an editable graph
+# ``torch.fx.Graph``                              read the nodes: ``op``, ``target``, ``args``
+# ``torch.fx.GraphModule.recompile``              regenerate code after editing the graph
+# ``torch.fx.subgraph_rewriter.replace_pattern``  swap every match of a pattern
+# ``torch.fx.Interpreter``                        run a graph node by node with your own hooks
+# ``torch.jit.trace``                             record one run as TorchScript (deprecated)
+# ``torch.jit.script``                            compile Python source to TorchScript (deprecated)
+# ``torch.jit.freeze``                            inline weights as constants (deprecated)
+# ``torch.jit.save`` / ``torch.jit.load``         ship a TorchScript archive
+# ``torch.export.export``                         capture a full program: the current path
+# ==============================================  ===================================================

@@ -1,0 +1,362 @@
+r"""
+Profiling and runtime reference
+===============================
+
+The runtime plumbing around models: the profiler and its labelled ranges,
+``torch.futures`` for asynchronous results, ``torch.library`` for registering
+your own operators so ``torch.compile`` can trace them, DLPack for zero-copy
+exchange with other array libraries, ``torch.multiprocessing`` for sharing
+tensors between processes, and streams and events for overlapping GPU work.
+Each entry is one sentence, a snippet that runs in a fresh session, and its
+output from the build; GPU-only entries print what they skipped on this CPU-only
+machine.
+"""
+
+# %%
+# .. _api-profiler-profile:
+#
+# ``torch.profiler.profile``
+# --------------------------
+# A context manager that records every operator run inside it, with CPU time,
+# and CUDA time when ``ProfilerActivity.CUDA`` is listed and a GPU is present;
+# it replaces the older ``torch.autograd.profiler.profile``.
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+torch.manual_seed(0)
+mat = torch.randn(128, 128)
+with profile(activities=[ProfilerActivity.CPU]) as prof:
+    for _ in range(3):
+        (mat @ mat).relu_()
+ops = prof.key_averages()
+print("operators seen:", sorted({evt.key for evt in ops}))
+
+# %%
+# .. _api-profiler-record-function:
+#
+# ``torch.profiler.record_function``
+# ----------------------------------
+# Wraps a block in a named range that shows up as its own row in the profile
+# (and in a trace viewer), so time can be attributed to parts of your code.
+import torch
+from torch.profiler import profile, record_function
+
+torch.manual_seed(0)
+batch = torch.randn(64, 256)
+w1, w2 = torch.randn(256, 256), torch.randn(256, 10)
+with profile() as prof:
+    with record_function("encoder"):
+        hidden = (batch @ w1).relu()
+    with record_function("head"):
+        logits = hidden @ w2
+for evt in prof.key_averages():
+    if evt.key in ("encoder", "head"):
+        print(f"{evt.key:8} calls={evt.count}  cpu_time_total={evt.cpu_time_total:.0f} us")
+
+# %%
+# .. _api-profiler-key-averages:
+#
+# ``torch.profiler.profile.key_averages``
+# ---------------------------------------
+# Aggregates the recorded events by operator name (or by input shape with
+# ``group_by_input_shape=True`` after ``record_shapes=True``); ``table()``
+# formats them, sorted and cut to ``row_limit`` rows. The times are this
+# machine's, from this build.
+import torch
+from torch.profiler import profile, record_function
+
+torch.manual_seed(0)
+x = torch.randn(256, 256)
+with profile(record_shapes=True) as prof:
+    with record_function("three_matmuls"):
+        for _ in range(3):
+            x = torch.tanh(x @ x.T / 256)
+print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=5, max_name_column_width=20))
+
+# %%
+# .. _api-futures-future:
+#
+# ``torch.futures.Future``
+# ------------------------
+# A placeholder for a value produced elsewhere (another thread, an RPC, a
+# collective): one side calls ``set_result``, the other ``wait()`` blocks until
+# it is there.
+import threading
+
+import torch
+
+
+def produce_later(fut):
+    fut.set_result(torch.full((2,), 7.0))
+
+
+pending = torch.futures.Future()
+worker = threading.Thread(target=produce_later, args=(pending,))
+worker.start()
+print("value:", pending.wait())
+worker.join()
+print("done:", pending.done())
+
+# %%
+# .. _api-future-then:
+#
+# ``torch.futures.Future.then``
+# -----------------------------
+# Attaches a callback that receives the finished future and returns a new
+# future for the callback's result, so steps can be chained without blocking.
+import torch
+
+raw = torch.futures.Future()
+chained = raw.then(lambda f: f.value() * 2).then(lambda f: f.value() + 1)
+raw.set_result(torch.tensor([1.0, 2.0]))
+chained.wait()
+
+# %%
+# .. _api-futures-collect-all:
+#
+# ``torch.futures.collect_all``
+# -----------------------------
+# Combines several futures into one that completes when all of them have,
+# and whose value is the list of the (completed) input futures.
+import torch
+
+first, second = torch.futures.Future(), torch.futures.Future()
+both = torch.futures.collect_all([first, second])
+first.set_result("loss")
+print("after one result, done:", both.done())
+second.set_result(0.25)
+print([f.value() for f in both.wait()])
+
+# %%
+# .. _api-futures-wait-all:
+#
+# ``torch.futures.wait_all``
+# --------------------------
+# Blocks until every future in the list is done and returns their values
+# directly, re-raising the first error if one failed.
+import torch
+
+futs = [torch.futures.Future() for _ in range(3)]
+for i, fut in enumerate(futs):
+    fut.set_result(torch.tensor(i * 10))
+torch.futures.wait_all(futs)
+
+# %%
+# .. _api-library-custom-op:
+#
+# ``torch.library.custom_op``
+# ---------------------------
+# Registers a Python function as a real operator, ``torch.ops.<namespace>.<name>``,
+# that ``torch.compile`` treats as one opaque call instead of tracing into it;
+# the type hints become its schema.
+import torch
+
+
+@torch.library.custom_op("cheatsheet::clip_rows", mutates_args=())
+def clip_rows(x: torch.Tensor, max_norm: float) -> torch.Tensor:
+    norms = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    return x * (max_norm / norms).clamp(max=1.0)
+
+
+rows = torch.tensor([[3.0, 4.0], [0.3, 0.4]])
+print(clip_rows(rows, 1.0))
+print("schema:", torch.ops.cheatsheet.clip_rows.default._schema)
+
+# %%
+# .. _api-library-register-fake:
+#
+# ``torch.library.register_fake``
+# -------------------------------
+# Tells the compiler the output's shape and dtype without running the kernel,
+# which ``torch.compile`` and ``torch.export`` need to trace through the op;
+# ``torch.library.opcheck`` then tests the registration. The ``eager`` backend
+# keeps this cheap: it checks the tracing, not the speed.
+import torch
+
+
+@torch.library.custom_op("cheatsheet::scaled_rows", mutates_args=())
+def scaled_rows(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return x * scale  # stands in for a kernel the compiler cannot see into
+
+
+@scaled_rows.register_fake
+def _(x, scale):
+    return torch.empty_like(x)
+
+
+@torch.compile(backend="eager", fullgraph=True)
+def pipeline(x):
+    return scaled_rows(x, 3.0).sum(dim=-1)
+
+
+print("compiled:", pipeline(torch.ones(2, 4)))
+torch.library.opcheck(scaled_rows, (torch.randn(3, 5), 2.0))
+print("opcheck passed")
+
+# %%
+# .. _api-utils-dlpack:
+#
+# ``torch.utils.dlpack.to_dlpack``
+# --------------------------------
+# Exports a tensor as a DLPack capsule that another framework (or
+# ``torch.utils.dlpack.from_dlpack``) imports without a copy; a capsule can be
+# consumed only once.
+import torch
+from torch.utils.dlpack import from_dlpack, to_dlpack
+
+original = torch.arange(4.0)
+capsule = to_dlpack(original)
+view = from_dlpack(capsule)
+view[0] = 100.0  # same memory
+print(type(capsule).__name__, "->", original)
+
+# %%
+# .. _api-from-dlpack:
+#
+# ``torch.from_dlpack``
+# ---------------------
+# Accepts any object with ``__dlpack__`` (NumPy arrays, CuPy, JAX, ...) and
+# shares its memory; ``numpy.from_dlpack`` goes the other way.
+import numpy as np
+import torch
+
+arr = np.arange(3, dtype=np.float32)
+as_tensor = torch.from_dlpack(arr)
+as_tensor += 1  # visible in the NumPy array
+back = np.from_dlpack(as_tensor)
+print(arr, "| shares memory:", np.shares_memory(arr, back))
+
+# %%
+# .. _api-multiprocessing:
+#
+# ``torch.multiprocessing``
+# -------------------------
+# A drop-in for ``multiprocessing`` that moves tensors through queues via shared
+# memory; the sender must stay alive until the receiver has the tensor, hence
+# the ``Event``. A function defined in a notebook or script cell cannot be
+# imported by ``spawn`` children, so this uses ``fork``, available on Linux.
+import torch
+import torch.multiprocessing as mp
+
+
+def produce(queue, received):
+    queue.put(torch.arange(4) * 10)
+    received.wait()  # keep the shared memory alive until the parent has it
+
+
+if "fork" in mp.get_all_start_methods():
+    ctx = mp.get_context("fork")
+    queue, received = ctx.Queue(), ctx.Event()
+    child = ctx.Process(target=produce, args=(queue, received))
+    child.start()
+    print("from the child:", queue.get())
+    received.set()
+    child.join()
+    print("exit code:", child.exitcode)
+else:
+    print("skipped: no 'fork' start method on this platform; put produce() in an importable module and use 'spawn'")
+
+# %%
+# .. _api-share-memory:
+#
+# ``torch.Tensor.share_memory_``
+# ------------------------------
+# Moves a tensor's storage into shared memory, so in-place writes by a child
+# process are seen by the parent (a forked child otherwise writes to its own
+# copy-on-write pages).
+import torch
+import torch.multiprocessing as mp
+
+
+def bump(shared, private):
+    shared += 1
+    private += 1
+
+
+if "fork" in mp.get_all_start_methods():
+    shared, private = torch.zeros(3).share_memory_(), torch.zeros(3)
+    child = mp.get_context("fork").Process(target=bump, args=(shared, private))
+    child.start()
+    child.join()
+    print("shared: ", shared, shared.is_shared())
+    print("private:", private, private.is_shared())
+else:
+    print("skipped: no 'fork' start method on this platform")
+
+# %%
+# .. _api-cuda-stream:
+#
+# ``torch.cuda.Stream``
+# ---------------------
+# A CUDA stream is a queue of GPU work; kernels on different streams may
+# overlap, ``torch.cuda.stream(s)`` makes ``s`` current for a block,
+# ``wait_stream`` orders two streams, and ``torch.cuda.Event(enable_timing=True)``
+# pairs time GPU work.
+import torch
+
+if torch.cuda.is_available():
+    side = torch.cuda.Stream()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a = torch.randn(2048, 2048, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())  # ``a`` was made on the default stream
+    with torch.cuda.stream(side):
+        start.record()
+        b = a @ a
+        end.record()
+    torch.cuda.current_stream().wait_stream(side)
+    b.record_stream(torch.cuda.current_stream())  # b is used outside its stream
+    end.synchronize()
+    print(f"matmul on a side stream: {start.elapsed_time(end):.2f} ms")
+else:
+    print("skipped: torch.cuda.is_available() is False here (CPU-only build), so no CUDA stream or event")
+
+# %%
+# .. _api-torch-stream:
+#
+# ``torch.Stream``
+# ----------------
+# The device-agnostic versions, ``torch.Stream`` and ``torch.Event``, work with
+# whatever ``torch.accelerator`` finds (CUDA, ROCm, MPS, XPU, ...), with the
+# stream itself as the context manager.
+import torch
+
+acc = torch.accelerator.current_accelerator()
+print("accelerator:", acc, "| devices:", torch.accelerator.device_count())
+if acc is not None:
+    side = torch.Stream(device=acc)
+    start, end = torch.Event(device=acc, enable_timing=True), torch.Event(device=acc, enable_timing=True)
+    a = torch.randn(2048, 2048, device=acc)
+    side.wait_stream(torch.accelerator.current_stream())
+    with side:
+        start.record(side)
+        b = a @ a
+        end.record(side)
+    torch.accelerator.current_stream().wait_stream(side)
+    end.synchronize()
+    print(f"matmul on a side stream: {start.elapsed_time(end):.2f} ms")
+else:
+    print("skipped: torch.accelerator.is_available() is False, and CPU streams have no events to time")
+
+# %%
+# Summary
+# -------
+#
+# ========================================  ========================================================
+# Name                                      Use it to
+# ========================================  ========================================================
+# ``torch.profiler.profile``                record the operators a block runs
+# ``torch.profiler.record_function``        label a block so it gets its own row
+# ``torch.profiler.profile.key_averages``   aggregate and print the recorded times
+# ``torch.futures.Future``                  hand a result from one thread or process to another
+# ``torch.futures.Future.then``             chain a callback onto a pending result
+# ``torch.futures.collect_all``             one future for a list of futures
+# ``torch.futures.wait_all``                block for a list of futures and get their values
+# ``torch.library.custom_op``               register a Python function as an operator
+# ``torch.library.register_fake``           give the compiler the op's output metadata
+# ``torch.utils.dlpack.to_dlpack``          export a tensor as a DLPack capsule
+# ``torch.from_dlpack``                     import any ``__dlpack__`` array without a copy
+# ``torch.multiprocessing``                 pass tensors between processes via shared memory
+# ``torch.Tensor.share_memory_``            let child processes write into a tensor
+# ``torch.cuda.Stream``                     overlap and order CUDA work; time it with events
+# ``torch.Stream`` / ``torch.Event``        the same for any accelerator
+# ========================================  ========================================================
