@@ -67,6 +67,12 @@ def no_leftover_children():
     assert _children_of(os.getpid()) <= before
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _preloaded():
+    """Import what run() preloads, so the time limits below measure runs, not imports."""
+    import torch._dynamo  # noqa: F401
+
+
 pytestmark = [
     pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="process checks read /proc"),
     pytest.mark.usefixtures("no_leftover_children"),
@@ -155,14 +161,14 @@ def _one_rank_raises(rank: int, world_size: int) -> None:
     if rank == 1:
         raise ValueError("deliberate failure on rank one")
     # Rank 0 waits for a peer that is gone: only the helper can end it.
-    time.sleep(120)
+    time.sleep(300)
 
 
 def test_raising_rank_fails_the_run_with_its_traceback():
     started = time.monotonic()
     with pytest.raises(DistributedRunError) as info:
-        run(_one_rank_raises, 2, timeout_s=60)
-    assert time.monotonic() - started < 30, "the waiting rank was not stopped"
+        run(_one_rank_raises, 2, timeout_s=200)
+    assert time.monotonic() - started < 100, "the waiting rank was not stopped"
     err = info.value
     assert isinstance(err, RuntimeError)
     assert err.rank == 1
@@ -182,15 +188,15 @@ def _rank_hangs(rank: int, world_size: int) -> None:
         # A grandchild in the rank's process group must be cleaned up too.
         import subprocess
 
-        subprocess.Popen(["sleep", "120"])
-        time.sleep(120)
+        subprocess.Popen(["sleep", "300"])
+        time.sleep(300)
 
 
 def test_hanging_rank_times_out_and_everything_is_killed():
     started = time.monotonic()
     with pytest.raises(DistributedTimeoutError) as info:
         run(_rank_hangs, 2, timeout_s=3)
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 60
     err = info.value
     assert isinstance(err, TimeoutError)
     assert err.running == (0,)
@@ -249,3 +255,17 @@ def test_bad_input(kwargs, error, match):
 def test_nccl_without_gpus_names_the_fix():
     with pytest.raises(ValueError, match="use backend='gloo'"):
         run(_collectives, 2, backend="nccl")
+
+
+def test_spawn_needs_an_importable_function(monkeypatch):
+    import cheatsheet.distributed as module
+
+    monkeypatch.setattr(module, "_start_method", lambda: "spawn")
+
+    def local_fn(rank, world_size):
+        return rank
+
+    with pytest.raises(ValueError, match="Move it to the top level of a module"):
+        run(local_fn, 2)
+    with pytest.raises(ValueError, match="picklable arguments"):
+        run(_collectives, 2, args=(lambda: 1,))

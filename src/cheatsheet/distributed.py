@@ -335,6 +335,9 @@ def run(
     other argument. ``fn`` sets up its own process group, which keeps the
     code a reader copies complete; one it leaves initialised is destroyed
     when it returns. Every process runs with ``torch.set_num_threads(1)``.
+    Before forking, ``torch.distributed`` and ``torch._dynamo`` (which DDP,
+    FSDP and DTensor import lazily) are imported here once, so the ranks
+    share them instead of each importing them again.
 
     Everything a rank writes to file descriptors 1 and 2 (``print``,
     warnings, C++ logging) is kept, and printed by this process once all
