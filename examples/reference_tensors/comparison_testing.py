@@ -26,6 +26,8 @@ torch.eq(a, b)
 # torch.ne
 # --------
 # Elementwise ``!=`` (alias ``torch.not_equal``).
+a = torch.tensor([1, 2, 3, 4])
+b = torch.tensor([1, 0, 3, 5])
 torch.ne(a, b)
 
 # %%
@@ -34,6 +36,8 @@ torch.ne(a, b)
 # torch.gt
 # --------
 # Elementwise ``>`` (alias ``torch.greater``); the other side may be a scalar.
+a = torch.tensor([1, 2, 3, 4])
+b = torch.tensor([1, 0, 3, 5])
 print(torch.gt(a, b), torch.gt(a, 2))
 
 # %%
@@ -42,6 +46,8 @@ print(torch.gt(a, b), torch.gt(a, 2))
 # torch.ge
 # --------
 # Elementwise ``>=`` (alias ``torch.greater_equal``).
+a = torch.tensor([1, 2, 3, 4])
+b = torch.tensor([1, 0, 3, 5])
 torch.ge(a, b)
 
 # %%
@@ -50,6 +56,8 @@ torch.ge(a, b)
 # torch.lt
 # --------
 # Elementwise ``<`` (alias ``torch.less``).
+a = torch.tensor([1, 2, 3, 4])
+b = torch.tensor([1, 0, 3, 5])
 torch.lt(a, b)
 
 # %%
@@ -58,6 +66,8 @@ torch.lt(a, b)
 # torch.le
 # --------
 # Elementwise ``<=`` (alias ``torch.less_equal``).
+a = torch.tensor([1, 2, 3, 4])
+b = torch.tensor([1, 0, 3, 5])
 torch.le(a, b)
 
 # %%
@@ -67,6 +77,8 @@ torch.le(a, b)
 # -----------
 # One Python bool: same shape and exactly the same values. Values are compared
 # after type promotion, so an int tensor can equal a float one.
+a = torch.tensor([1, 2, 3, 4])
+b = torch.tensor([1, 0, 3, 5])
 print(torch.equal(a, a.clone()), torch.equal(a, b), torch.equal(a, a.float()))
 torch.equal(torch.ones(2), torch.ones(2, 1))
 
@@ -87,7 +99,11 @@ print(torch.allclose(x, y), torch.allclose(x, y, rtol=1e-3))
 # torch.isclose
 # -------------
 # The same test per element, as a ``bool`` tensor.
-torch.isclose(torch.tensor([1.0, 2.0, float("nan")]), torch.tensor([1.0 + 1e-7, 2.1, float("nan")]), equal_nan=True)
+torch.isclose(
+    torch.tensor([1.0, 2.0, float("nan")]),
+    torch.tensor([1.0 + 1e-7, 2.1, float("nan")]),
+    equal_nan=True,
+)
 
 # %%
 # .. _api-torch-maximum:
@@ -106,6 +122,8 @@ print(torch.maximum(p, q), torch.fmax(p, q))
 # torch.minimum
 # -------------
 # Elementwise smaller of two tensors (``torch.fmin`` ignores ``nan``).
+p = torch.tensor([1.0, 5.0, float("nan")])
+q = torch.tensor([3.0, 2.0, 0.0])
 torch.minimum(p, q)
 
 # %%
@@ -115,7 +133,7 @@ torch.minimum(p, q)
 # -----------
 # True where the value is ``nan``; ``nan != nan``, so ``==`` cannot find them.
 v = torch.tensor([0.0, float("nan"), float("inf"), -float("inf"), 1.0])
-print(torch.isnan(v), v == float("nan"))
+print(torch.isnan(v), torch.eq(v, float("nan")))
 
 # %%
 # .. _api-torch-isinf:
@@ -123,6 +141,7 @@ print(torch.isnan(v), v == float("nan"))
 # torch.isinf
 # -----------
 # True at ``+inf`` and ``-inf`` (``isposinf`` and ``isneginf`` pick one sign).
+v = torch.tensor([0.0, float("nan"), float("inf"), -float("inf"), 1.0])
 torch.isinf(v)
 
 # %%
@@ -132,6 +151,7 @@ torch.isinf(v)
 # --------------
 # True where the value is neither ``nan`` nor infinite; handy for
 # ``assert torch.isfinite(loss).all()``.
+v = torch.tensor([0.0, float("nan"), float("inf"), -float("inf"), 1.0])
 torch.isfinite(v)
 
 # %%

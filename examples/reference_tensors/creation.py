@@ -43,6 +43,8 @@ print(shared, copied)
 # Like ``as_tensor`` but with an explicit ``copy=`` switch (``None``: copy only when
 # needed, ``True``: always, ``False``: never, or raise) and a ``requires_grad``
 # option.
+import numpy as np
+
 src = torch.arange(3)
 print(torch.asarray(src) is src, torch.asarray(src).data_ptr() == src.data_ptr())
 print(torch.asarray(src, copy=True).data_ptr() == src.data_ptr())
@@ -58,6 +60,8 @@ except ValueError as err:
 # ----------------
 # Wraps a NumPy array without a copy: a write through either side shows in both.
 # ``t.numpy()`` goes the other way, also without a copy.
+import numpy as np
+
 a = np.ones(3, dtype=np.float32)
 t = torch.from_numpy(a)
 t[1] = 5
@@ -82,6 +86,8 @@ torch.frombuffer(raw, dtype=torch.int32)
 # -----------------
 # Imports any object that speaks DLPack (NumPy arrays, CuPy, JAX, other
 # tensors), zero-copy.
+import numpy as np
+
 arr = np.arange(4.0)
 t = torch.from_dlpack(arr)
 arr[3] = 99
@@ -160,6 +166,7 @@ torch.zeros_like(ref)
 # ---------------
 # Same shape as a template, one fill value; ``dtype=`` overrides the template's
 # dtype.
+ref = torch.tensor([[1.5, 2.5, 3.5]], dtype=torch.float64)
 torch.full_like(ref, 7, dtype=torch.int8)
 
 # %%
@@ -244,7 +251,10 @@ print(z.real, z.imag)
 # -----------
 # Builds complex numbers from magnitude and angle (radians):
 # ``abs * (cos(angle) + 1j * sin(angle))``.
-torch.polar(torch.tensor([2.0, 1.0], dtype=torch.float64), torch.tensor([0.0, torch.pi], dtype=torch.float64))
+torch.polar(
+    torch.tensor([2.0, 1.0], dtype=torch.float64),
+    torch.tensor([0.0, torch.pi], dtype=torch.float64),
+)
 
 # %%
 # Summary

@@ -28,6 +28,7 @@ torch.gather(src, 1, torch.tensor([[2, 0], [1, 1]]))
 # ----------
 # Indexes the tensor as if it were flattened to 1-D; the output has the index's
 # shape.
+src = torch.tensor([[10, 11, 12], [20, 21, 22]])
 torch.take(src, torch.tensor([[0, 5], [3, 1]]))
 
 # %%
@@ -48,6 +49,7 @@ torch.take_along_dim(scores, best, dim=1)
 # ------------------
 # Whole rows (or columns, ...) chosen by a 1-D index, in index order, repeats
 # allowed; always a copy.
+src = torch.tensor([[10, 11, 12], [20, 21, 22]])
 print(torch.index_select(src, 0, torch.tensor([1, 1, 0])))
 torch.index_select(src, 1, torch.tensor([2, 0]))
 
@@ -58,6 +60,7 @@ torch.index_select(src, 1, torch.tensor([2, 0]))
 # -------------------
 # The elements where a boolean mask (broadcastable to the input) is True, as a
 # 1-D tensor.
+src = torch.tensor([[10, 11, 12], [20, 21, 22]])
 torch.masked_select(src, src % 2 == 0)
 
 # %%
@@ -77,6 +80,7 @@ torch.narrow(grid, 1, 1, 2)
 # -----------------
 # ``narrow`` that returns a copy, so writes do not reach the input; it also
 # accepts sparse COO tensors.
+grid = torch.arange(12).reshape(3, 4)
 piece = torch.narrow_copy(grid, 0, 2, 1)
 piece[0, 0] = -1
 print(piece, grid[2])
@@ -166,7 +170,9 @@ torch.masked_scatter(torch.zeros(2, 3), mask, torch.tensor([7.0, 8.0, 9.0, 99.0]
 # -------------
 # The inverse of ``gather``: for ``dim=0``, ``out[index[i][j]][j] = src[i][j]``;
 # with a scalar ``value`` instead of ``src`` it makes one-hot style tensors.
-print(torch.scatter(torch.zeros(3, 3), 0, torch.tensor([[2, 0, 1]]), torch.tensor([[1.0, 2.0, 3.0]])))
+print(
+    torch.scatter(torch.zeros(3, 3), 0, torch.tensor([[2, 0, 1]]), torch.tensor([[1.0, 2.0, 3.0]]))
+)
 torch.scatter(torch.zeros(2, 4), 1, torch.tensor([[3], [1]]), 1.0)
 
 # %%
@@ -223,7 +229,9 @@ torch.diagonal_scatter(torch.zeros(3, 3), torch.tensor([4.0, 5.0]), offset=-1)
 # ---------
 # Writes values at flat (row-major) positions, the write-side partner of
 # ``take``; ``accumulate=True`` adds instead.
-torch.put(torch.zeros(2, 3), torch.tensor([0, 4, 4]), torch.tensor([1.0, 2.0, 3.0]), accumulate=True)
+torch.put(
+    torch.zeros(2, 3), torch.tensor([0, 4, 4]), torch.tensor([1.0, 2.0, 3.0]), accumulate=True
+)
 
 # %%
 # Summary

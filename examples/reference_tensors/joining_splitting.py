@@ -28,6 +28,8 @@ torch.cat((a, a.T), dim=1)
 # ------------
 # An alias of ``cat`` (``torch.concatenate`` is another one, with NumPy's
 # ``axis=`` keyword).
+a = torch.zeros(2, 2)
+b = torch.ones(1, 2)
 print(torch.concat((a, b), dim=0).shape, torch.concatenate((a, b), axis=0).shape)
 
 # %%
@@ -45,6 +47,7 @@ print(torch.stack(rows).shape, torch.stack(rows, dim=1).shape)
 # torch.hstack
 # ------------
 # Joins along dimension 1, or along dimension 0 for 1-D tensors.
+rows = [torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([5, 6])]
 print(torch.hstack(rows))
 torch.hstack((torch.zeros(2, 1), torch.ones(2, 2)))
 
@@ -63,6 +66,7 @@ torch.vstack((torch.tensor([1, 2]), torch.tensor([[3, 4], [5, 6]])))
 # ---------------
 # An alias of ``vstack``, kept for NumPy compatibility (NumPy 2 deprecated its
 # ``row_stack``; prefer ``vstack``).
+rows = [torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([5, 6])]
 torch.row_stack(rows)
 
 # %%

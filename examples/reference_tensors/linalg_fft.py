@@ -49,6 +49,7 @@ torch.linalg.vector_norm(v, ord=float("inf"))
 # ------------------------
 # Norms of matrices: Frobenius by default, ``"nuc"`` (sum of singular values),
 # ``2`` (largest singular value), ``1`` and ``inf`` (column and row sums).
+v = torch.tensor([[3.0, -4.0], [1.0, 1.0]])
 for order in ("fro", "nuc", 2, 1):
     print(order, torch.linalg.matrix_norm(v, ord=order))
 
@@ -78,6 +79,7 @@ torch.linalg.det(A)
 # ----------------
 # The inverse of a square matrix; raises for a singular one. To solve a system,
 # ``solve`` is faster and more accurate than multiplying by the inverse.
+A = torch.tensor([[4.0, 1.0], [2.0, 3.0]])
 print(torch.linalg.inv(A))
 try:
     torch.linalg.inv(torch.ones(2, 2))
@@ -90,6 +92,7 @@ except RuntimeError as err:
 # torch.linalg.solve
 # ------------------
 # The ``x`` with ``A @ x = b`` for square, invertible ``A``.
+A = torch.tensor([[4.0, 1.0], [2.0, 3.0]])
 b = torch.tensor([9.0, 13.0])
 x = torch.linalg.solve(A, b)
 print(x, A @ x)
@@ -129,6 +132,7 @@ torch.allclose(L @ L.mT, S)
 # ---------------
 # ``Q`` with orthonormal columns and upper-triangular ``R`` such that
 # ``Q @ R == A`` (``mode="reduced"`` by default).
+X = torch.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
 Q, R = torch.linalg.qr(X)
 print(R)
 print(torch.allclose(Q @ R, X, atol=1e-6), torch.allclose(Q.mT @ Q, torch.eye(2), atol=1e-6))
@@ -152,6 +156,7 @@ vecs
 # ``U``, ``S``, ``Vh`` with ``A = U @ diag(S) @ Vh``, singular values in
 # descending order; ``full_matrices=False`` gives the thin factors and
 # ``svdvals`` only ``S``.
+X = torch.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
 U, S_, Vh = torch.linalg.svd(X, full_matrices=False)
 print(U.shape, S_, Vh.shape)
 torch.allclose(U @ torch.diag(S_) @ Vh, X, atol=1e-6)
@@ -172,6 +177,7 @@ torch.fft.fft(signal)
 # torch.fft.ifft
 # --------------
 # The inverse transform: ``ifft(fft(x))`` gives ``x`` back (as complex).
+signal = torch.tensor([1.0, 2.0, 0.0, -1.0])
 torch.fft.ifft(torch.fft.fft(signal))
 
 # %%
@@ -180,6 +186,7 @@ torch.fft.ifft(torch.fft.fft(signal))
 # torch.fft.rfft
 # --------------
 # For real input, only the ``n // 2 + 1`` non-redundant frequencies.
+signal = torch.tensor([1.0, 2.0, 0.0, -1.0])
 torch.fft.rfft(signal)
 
 # %%

@@ -104,6 +104,7 @@ print(torch.sum(m), torch.sum(m, dim=0), torch.sum(m, dim=1, keepdim=True).shape
 # ----------
 # The average; needs a floating or complex dtype (pass ``dtype=`` for integer
 # input). ``torch.nanmean`` skips ``nan``.
+m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.mean(m, dim=1), torch.mean(torch.arange(4), dtype=torch.float32))
 torch.nanmean(torch.tensor([1.0, float("nan"), 3.0]))
 
@@ -125,6 +126,7 @@ print(torch.std(samples), torch.std(samples, correction=0))
 # ---------
 # Variance, with the same ``correction`` rule; ``torch.var_mean`` returns both in
 # one pass.
+samples = torch.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])
 print(torch.var(samples, correction=0))
 torch.var_mean(samples, correction=0)
 
@@ -134,6 +136,7 @@ torch.var_mean(samples, correction=0)
 # torch.prod
 # ----------
 # Product of all elements or along one ``dim``.
+m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.prod(m), torch.prod(m, dim=1))
 
 # %%
@@ -143,6 +146,7 @@ print(torch.prod(m), torch.prod(m, dim=1))
 # ------------
 # Running sum along ``dim`` (``cumprod``, ``cummax`` and ``cummin`` are its
 # siblings).
+m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.cumsum(torch.tensor([1, 2, 3, 4]), dim=0))
 torch.cumsum(m, dim=1)
 
@@ -163,6 +167,7 @@ print(torch.log(torch.sum(torch.exp(big))), torch.logsumexp(big, dim=0))
 # ---------
 # Without ``dim``, the largest value; with ``dim``, a named tuple of values and
 # their indices (``amax`` returns only the values, ``argmax`` only the indices).
+m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.max(m))
 torch.max(m, dim=1)
 
@@ -173,6 +178,7 @@ torch.max(m, dim=1)
 # ------------
 # The index of the largest value, of the flattened tensor or along ``dim``;
 # the first one wins on ties.
+m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.argmax(m), torch.argmax(m, dim=0), torch.argmax(torch.tensor([3, 7, 7])))
 
 # %%
@@ -193,6 +199,7 @@ print(torch.dist(p1, p2), torch.dist(p1, p2, p=1), torch.dist(p1, p2, p=float("i
 # Still works, but its documentation marks it deprecated: use
 # ``torch.linalg.vector_norm`` or ``torch.linalg.matrix_norm``, which give the
 # same numbers with unambiguous arguments.
+m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.norm(m), torch.linalg.vector_norm(m))
 print(torch.norm(m, p="fro"), torch.linalg.matrix_norm(m, ord="fro"))
 

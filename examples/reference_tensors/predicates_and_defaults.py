@@ -155,7 +155,11 @@ tiny * 1
 # The dtype an operation on these operands would produce; a Python scalar does not
 # widen a tensor of the same kind.
 i8 = torch.tensor([1], dtype=torch.int8)
-print(torch.result_type(i8, 1000), torch.result_type(i8, 2.5), torch.result_type(i8, torch.tensor([1.0])))
+print(
+    torch.result_type(i8, 1000),
+    torch.result_type(i8, 2.5),
+    torch.result_type(i8, torch.tensor([1.0])),
+)
 
 # %%
 # .. _api-torch-promote-types:

@@ -24,7 +24,9 @@ import torch
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    q = torch.quantize_per_tensor(torch.tensor([-0.2, 0.0, 0.33, 10.0]), scale=0.05, zero_point=0, dtype=torch.qint8)
+    q = torch.quantize_per_tensor(
+        torch.tensor([-0.2, 0.0, 0.33, 10.0]), scale=0.05, zero_point=0, dtype=torch.qint8
+    )
 for w in caught:
     print("caught:", str(w.message).split(" Please")[0])
 q
@@ -49,6 +51,11 @@ q.int_repr()
 # -----------------------
 # Back to ``float32``; the difference from the input is the rounding and
 # clipping error.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
+    q = torch.quantize_per_tensor(torch.tensor([-0.2, 0.0, 0.33, 10.0]), 0.05, 0, torch.qint8)
 q.dequantize()
 
 # %%
@@ -57,6 +64,11 @@ q.dequantize()
 # torch.Tensor.q_scale
 # --------------------
 # The scale of a per-tensor quantized tensor, as a Python float.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
+    q = torch.quantize_per_tensor(torch.tensor([-0.2, 0.0, 0.33, 10.0]), 0.05, 0, torch.qint8)
 q.q_scale()
 
 # %%
@@ -65,6 +77,11 @@ q.q_scale()
 # torch.Tensor.q_zero_point
 # -------------------------
 # The zero point, the integer that represents 0.0; ``qscheme()`` names the scheme.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
+    q = torch.quantize_per_tensor(torch.tensor([-0.2, 0.0, 0.33, 10.0]), 0.05, 0, torch.qint8)
 print(q.q_zero_point(), q.qscheme())
 
 # %%
@@ -80,7 +97,11 @@ weights = torch.tensor([[-0.5, 0.25], [1.0, 3.0]])
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
     qc = torch.quantize_per_channel(
-        weights, scales=torch.tensor([0.05, 0.5]), zero_points=torch.tensor([10, 0]), axis=0, dtype=torch.quint8
+        weights,
+        scales=torch.tensor([0.05, 0.5]),
+        zero_points=torch.tensor([10, 0]),
+        axis=0,
+        dtype=torch.quint8,
     )
 qc.int_repr()
 
@@ -91,6 +112,17 @@ qc.int_repr()
 # ---------------------------------
 # The per-channel scales; ``q_per_channel_zero_points()`` and
 # ``q_per_channel_axis()`` return the other parameters.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
+    qc = torch.quantize_per_channel(
+        torch.tensor([[-0.5, 0.25], [1.0, 3.0]]),
+        torch.tensor([0.05, 0.5]),
+        torch.tensor([10, 0]),
+        0,
+        torch.quint8,
+    )
 print(qc.q_per_channel_scales(), qc.q_per_channel_zero_points(), qc.q_per_channel_axis())
 
 # %%
@@ -104,7 +136,9 @@ import warnings
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
-    qd = torch.quantize_per_tensor_dynamic(torch.tensor([-1.0, 0.5, 2.0]), torch.quint8, reduce_range=False)
+    qd = torch.quantize_per_tensor_dynamic(
+        torch.tensor([-1.0, 0.5, 2.0]), torch.quint8, reduce_range=False
+    )
 print(round(qd.q_scale(), 6), qd.q_zero_point())
 qd.dequantize()
 

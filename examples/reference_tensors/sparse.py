@@ -22,7 +22,9 @@ the beta warning with ``warnings.catch_warnings()``.
 import torch
 
 idx = torch.tensor([[0, 1, 1], [2, 0, 3]])  # row indices, column indices
-coo = torch.sparse_coo_tensor(idx, torch.tensor([5.0, 6.0, 7.0]), size=(2, 4), check_invariants=True)
+coo = torch.sparse_coo_tensor(
+    idx, torch.tensor([5.0, 6.0, 7.0]), size=(2, 4), check_invariants=True
+)
 coo
 
 # %%
@@ -43,7 +45,7 @@ dense.to_sparse(sparse_dim=1)
 # --------------------
 # The index tensor of a coalesced COO tensor; ``_nnz()`` counts the stored
 # entries.
-sp = dense.to_sparse()
+sp = torch.tensor([[0.0, 0.0, 1.5], [2.5, 0.0, 0.0]]).to_sparse()
 print(sp.indices(), sp._nnz())
 
 # %%
@@ -52,6 +54,7 @@ print(sp.indices(), sp._nnz())
 # torch.Tensor.values
 # -------------------
 # The stored values of a coalesced COO tensor, in index order.
+sp = torch.tensor([[0.0, 0.0, 1.5], [2.5, 0.0, 0.0]]).to_sparse()
 sp.values()
 
 # %%
@@ -61,7 +64,9 @@ sp.values()
 # ---------------------
 # COO allows duplicate and unsorted indices; ``coalesce`` sorts them and sums
 # duplicates, which ``indices()`` and ``values()`` require.
-dup = torch.sparse_coo_tensor(torch.tensor([[1, 0, 1]]), torch.tensor([1.0, 2.0, 3.0]), size=(2,), check_invariants=True)
+dup = torch.sparse_coo_tensor(
+    torch.tensor([[1, 0, 1]]), torch.tensor([1.0, 2.0, 3.0]), size=(2,), check_invariants=True
+)
 print(dup.is_coalesced())
 dup.coalesce()
 
@@ -72,6 +77,7 @@ dup.coalesce()
 # ---------------------
 # Back to an ordinary strided tensor, zeros filled in; works for every sparse
 # layout.
+coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
 coo.to_dense()
 
 # %%
@@ -102,6 +108,8 @@ csr
 # Converts a dense or COO tensor to CSR.
 import warnings
 
+coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
+
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Sparse .* in beta state")
     csr = coo.to_sparse_csr()
@@ -114,6 +122,11 @@ torch.equal(csr.to_dense(), coo.to_dense())
 # -------------------------
 # The compressed row pointers of a CSR (or BSR) tensor; ``col_indices()`` and
 # ``values()`` return the other two parts.
+import warnings
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Sparse .* in beta state")
+    csr = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse_csr()
 print(csr.crow_indices(), csr.col_indices(), csr.values())
 
 # %%
@@ -143,6 +156,8 @@ csc.to_dense()
 # --------------------------
 # Converts to CSC; ``ccol_indices()`` and ``row_indices()`` read the parts.
 import warnings
+
+coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Sparse .* in beta state")
@@ -210,6 +225,7 @@ bsc.to_dense()
 # ---------------
 # Sparse times dense (or sparse) matrix product; ``@`` does the same when an
 # operand is sparse.
+coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
 rhs = torch.ones(4, 2)
 print(torch.sparse.mm(coo, rhs))
 torch.equal(coo @ rhs, coo.to_dense() @ rhs)
@@ -221,6 +237,7 @@ torch.equal(coo @ rhs, coo.to_dense() @ rhs)
 # ------------------------
 # Keeps the entries of a dense tensor at the positions stored in a sparse one,
 # as a sparse tensor with that pattern.
+coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
 full = torch.arange(8.0).reshape(2, 4)
 full.sparse_mask(coo.coalesce())
 
