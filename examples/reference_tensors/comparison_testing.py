@@ -75,8 +75,8 @@ torch.le(a, b)
 #
 # torch.equal
 # -----------
-# One Python bool: same shape and exactly the same values. Values are compared
-# after type promotion, so an int tensor can equal a float one.
+# One Python bool: same shape and exactly the same values, compared after type
+# promotion (so an int tensor can equal a float one).
 a = torch.tensor([1, 2, 3, 4])
 b = torch.tensor([1, 0, 3, 5])
 print(torch.equal(a, a.clone()), torch.equal(a, b), torch.equal(a, a.float()))
@@ -206,8 +206,8 @@ torch.unique(torch.tensor([3, 1, 3, 2, 1, 3]), return_inverse=True, return_count
 # torch.testing.assert_close
 # --------------------------
 # Raises ``AssertionError`` with a report of the mismatch unless values are close
-# and dtype, device and layout agree; tolerances are chosen per dtype. It
-# replaces ``torch.testing.assert_allclose``, deprecated since 1.12.
+# and dtype, device and layout agree, with tolerances chosen per dtype (it
+# replaces ``torch.testing.assert_allclose``, deprecated since 1.12).
 torch.testing.assert_close(torch.tensor([0.5, 1.5]), torch.tensor([0.5, 1.5 + 1e-7]))
 try:
     torch.testing.assert_close(torch.tensor([0.5, 1.5]), torch.tensor([0.5, 1.6]))

@@ -58,8 +58,8 @@ except ValueError as err:
 #
 # torch.from_numpy
 # ----------------
-# Wraps a NumPy array without a copy: a write through either side shows in both.
-# ``t.numpy()`` goes the other way, also without a copy.
+# Wraps a NumPy array without a copy, so a write through either side shows in
+# both (``t.numpy()`` goes the other way, also without a copy).
 import numpy as np
 
 a = np.ones(3, dtype=np.float32)
@@ -73,9 +73,8 @@ a
 # torch.frombuffer
 # ----------------
 # Views any object with the buffer protocol (``bytes``, ``bytearray``,
-# ``array.array``) as a 1-D tensor of ``dtype``; the bytes are reinterpreted, not
-# converted. A read-only buffer such as ``bytes`` triggers a warning, so use a
-# writable one.
+# ``array.array``) as a 1-D tensor of ``dtype``, reinterpreting the bytes
+# without converting them (pass a writable buffer: ``bytes`` makes it warn).
 raw = bytearray((7).to_bytes(4, "little") + (256).to_bytes(4, "little"))
 torch.frombuffer(raw, dtype=torch.int32)
 
@@ -196,9 +195,9 @@ torch.arange(0, 1, 0.25)
 #
 # torch.range
 # -----------
-# Deprecated: it includes ``end`` (unlike Python's ``range``), always returns the
-# default float dtype and warns on every call in PyTorch 2.13. ``torch.arange``
-# with ``end + step`` gives the same values; the warning is caught here.
+# Deprecated (it includes ``end``, unlike Python's ``range``, and warns in
+# PyTorch 2.13, caught here): ``torch.arange`` with ``end + step`` gives the same
+# values.
 import warnings
 
 with warnings.catch_warnings(record=True) as caught:

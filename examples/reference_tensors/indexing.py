@@ -36,8 +36,8 @@ torch.take(src, torch.tensor([[0, 5], [3, 1]]))
 #
 # torch.take_along_dim
 # --------------------
-# ``gather`` whose index may broadcast; pairs naturally with ``argmax`` or
-# ``argsort`` results taken with ``keepdim=True``.
+# ``gather`` whose index may broadcast, the natural partner of ``argsort`` and
+# of ``argmax(..., keepdim=True)``.
 scores = torch.tensor([[0.2, 0.9, 0.4], [0.7, 0.1, 0.3]])
 best = scores.argmax(dim=1, keepdim=True)
 torch.take_along_dim(scores, best, dim=1)
@@ -191,8 +191,8 @@ torch.scatter_add(torch.zeros(3), 0, labels, torch.ones(5))
 # torch.scatter_reduce
 # --------------------
 # ``scatter`` with a reduction (``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``,
-# ``"amin"``); ``include_self=False`` ignores the values already in the input.
-# This replaces the ``reduce=`` argument of ``scatter``.
+# ``"amin"``), where ``include_self=False`` ignores the values already in the
+# input; prefer it to the ``reduce=`` argument of ``scatter``.
 group = torch.tensor([0, 1, 0, 1])
 x = torch.tensor([4.0, 1.0, 6.0, 3.0])
 print(torch.scatter_reduce(torch.zeros(2), 0, group, x, reduce="mean"))

@@ -77,8 +77,8 @@ torch.linalg.det(A)
 #
 # torch.linalg.inv
 # ----------------
-# The inverse of a square matrix; raises for a singular one. To solve a system,
-# ``solve`` is faster and more accurate than multiplying by the inverse.
+# The inverse of a square matrix, raising for a singular one (to solve a system,
+# ``solve`` is faster and more accurate than multiplying by the inverse).
 A = torch.tensor([[4.0, 1.0], [2.0, 3.0]])
 print(torch.linalg.inv(A))
 try:
@@ -102,9 +102,9 @@ print(x, A @ x)
 #
 # torch.linalg.lstsq
 # ------------------
-# Least-squares solution of an over- or under-determined system; here a line
-# fitted through three points. The old ``torch.lstsq`` (arguments in the other
-# order) is still importable but only raises, pointing here.
+# Least-squares solution of an over- or under-determined system, here a line
+# through three points; the old ``torch.lstsq`` (arguments in the other order)
+# is still importable but only raises, pointing here.
 X = torch.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])  # columns: intercept, slope
 y = torch.tensor([[1.0], [3.0], [4.0]])
 print(torch.linalg.lstsq(X, y).solution.flatten())
@@ -205,8 +205,8 @@ print(torch.fft.irfft(half).shape, torch.fft.irfft(half, n=odd.numel()))
 #
 # torch.fft.fftn
 # --------------
-# The transform over several dimensions at once (all by default); ``fft2``
-# does the last two. It equals 1-D transforms applied one dimension at a time.
+# The transform over several dimensions at once (all by default; ``fft2`` does
+# the last two), equal to 1-D transforms applied one dimension at a time.
 torch.manual_seed(0)
 img = torch.randn(4, 6)
 separable = torch.fft.fft(torch.fft.fft(img, dim=0), dim=1)

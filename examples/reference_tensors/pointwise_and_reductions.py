@@ -102,8 +102,8 @@ print(torch.sum(m), torch.sum(m, dim=0), torch.sum(m, dim=1, keepdim=True).shape
 #
 # torch.mean
 # ----------
-# The average; needs a floating or complex dtype (pass ``dtype=`` for integer
-# input). ``torch.nanmean`` skips ``nan``.
+# The average, which needs a floating or complex dtype (pass ``dtype=`` for
+# integer input); ``torch.nanmean`` skips ``nan``.
 m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.mean(m, dim=1), torch.mean(torch.arange(4), dtype=torch.float32))
 torch.nanmean(torch.tensor([1.0, float("nan"), 3.0]))
@@ -113,9 +113,9 @@ torch.nanmean(torch.tensor([1.0, float("nan"), 3.0]))
 #
 # torch.std
 # ---------
-# Standard deviation; ``correction=1`` (Bessel, the default) divides by
-# ``n - 1`` and ``correction=0`` by ``n``. Prefer it to the older
-# ``unbiased=True/False``, which still works.
+# Standard deviation, where ``correction=1`` (Bessel, the default) divides by
+# ``n - 1`` and ``correction=0`` by ``n`` (prefer it to the older, still
+# accepted ``unbiased=True/False``).
 samples = torch.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])
 print(torch.std(samples), torch.std(samples, correction=0))
 

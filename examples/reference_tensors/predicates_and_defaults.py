@@ -98,9 +98,9 @@ torch.set_default_dtype(torch.float32)  # restore
 #
 # torch.set_default_tensor_type
 # -----------------------------
-# Deprecated since PyTorch 2.1: it still works but warns, and the replacements are
-# ``set_default_dtype`` and ``set_default_device``. Here the warning (issued once
-# per process) is recorded and its first clause printed.
+# Deprecated since PyTorch 2.1 in favour of ``set_default_dtype`` and
+# ``set_default_device``: it still works but warns once per process (recorded and
+# printed here).
 import warnings
 
 with warnings.catch_warnings(record=True) as caught:
@@ -116,8 +116,8 @@ for w in caught:  # PyTorch warns once per process, so this may be empty
 #
 # torch.set_default_device
 # ------------------------
-# Factories without ``device=`` create tensors there; ``get_default_device`` reads
-# it. The ``meta`` device (shapes only, no data) works on any machine.
+# Factories without ``device=`` create tensors there (``get_default_device``
+# reads it); the ``meta`` device, shapes without data, works on any machine.
 torch.set_default_device("meta")
 print(torch.get_default_device(), torch.ones(2, 2).device)
 torch.set_default_device(None)  # restore: back to the CPU

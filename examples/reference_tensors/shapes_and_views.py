@@ -113,7 +113,7 @@ print(torch.squeeze(s).shape, torch.squeeze(s, 0).shape, torch.squeeze(s, (1, 2)
 # torch.unsqueeze
 # ---------------
 # Inserts a dimension of size 1 at ``dim`` (negative counts from the end of the
-# output), e.g. to turn a vector into a row or a column.
+# output), for example to turn a vector into a row or a column.
 r = torch.tensor([1, 2, 3])
 print(torch.unsqueeze(r, 0).shape, torch.unsqueeze(r, -1).shape)
 
@@ -178,8 +178,8 @@ torch.flip(torch.arange(6).reshape(2, 3), dims=(1,))
 #
 # torch.roll
 # ----------
-# Shifts elements cyclically: what falls off one end comes back at the other.
-# Without ``dims`` the tensor is rolled as if flat.
+# Shifts elements cyclically, so what falls off one end comes back at the other
+# (without ``dims`` the tensor is rolled as if flat).
 print(torch.roll(torch.arange(5), shifts=2))
 torch.roll(torch.arange(6).reshape(2, 3), shifts=-1, dims=1)
 
