@@ -235,12 +235,11 @@ torch.allclose(q.grad, q.exp() * (q + 1))
 # ----------------------------------------------------
 # Forbids saved-tensor hooks inside its block; any attempt to install one
 # raises ``RuntimeError`` with the message you passed.
-import torch
+from torch.autograd.graph import disable_saved_tensors_hooks, save_on_cpu
 
 try:
-    with torch.autograd.graph.disable_saved_tensors_hooks("no offloading in this block"):
-        with torch.autograd.graph.save_on_cpu():
-            pass
+    with disable_saved_tensors_hooks("no offloading in this block"), save_on_cpu():
+        pass
 except RuntimeError as err:
     print("RuntimeError:", err)
 

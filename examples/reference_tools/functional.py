@@ -156,7 +156,7 @@ import torch
 import torch.nn.functional as F
 
 img = torch.arange(16.0).reshape(1, 1, 4, 4)
-opts = dict(output_size=(4, 4), kernel_size=2, stride=1)
+opts = {"output_size": (4, 4), "kernel_size": 2, "stride": 1}
 summed = F.fold(F.unfold(img, kernel_size=2, stride=1), **opts)
 overlaps = F.fold(F.unfold(torch.ones_like(img), kernel_size=2, stride=1), **opts)
 print(overlaps[0, 0])

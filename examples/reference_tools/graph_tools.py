@@ -159,7 +159,7 @@ result = ShapeLogger(torch.fx.symbolic_trace(mlp)).run(torch.randn(5, 6))
 # -------------------
 # Records the operations one example input runs into a TorchScript module, so
 # data-dependent branches are frozen to the path taken (it warns with a
-# ``TracerWarning``); in 2.13 the call itself raises a ``DeprecationWarning``
+# ``TracerWarning``); in 2.13 the call itself emits a ``DeprecationWarning``
 # pointing to ``torch.compile`` and ``torch.export``. Both warnings are caught
 # here and listed.
 import warnings
@@ -176,8 +176,9 @@ def flip_if_negative(x):
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     traced_fn = torch.jit.trace(flip_if_negative, torch.tensor([1.0, 2.0]))
-for line in dict.fromkeys(f"{w.category.__name__}: {str(w.message).split('. ')[0]}" for w in caught):
-    print(line)  # each warning once (the trace is checked by a second run)
+messages = [f"{w.category.__name__}: {str(w.message).split('. ')[0]}" for w in caught]
+for line in dict.fromkeys(messages):  # once each: the trace is re-run as a check
+    print(line)
 print("eager: ", flip_if_negative(torch.tensor([-1.0, -2.0])))
 print("traced:", traced_fn(torch.tensor([-1.0, -2.0])))
 
@@ -260,9 +261,9 @@ torch.equal(loaded(probe), head(probe))
 # ``torch.export.export``
 # -----------------------
 # The current replacement for tracing to deploy: captures the whole program
-# with ``torch.compile``'s front end into an ``ExportedProgram`` of ATen
-# operations, failing loudly instead of silently freezing a branch;
-# ``Dim`` objects in ``dynamic_shapes`` keep sizes symbolic.
+# ahead of time as an ``ExportedProgram`` of ATen operations plus a signature,
+# and fails loudly on data-dependent branches instead of silently freezing
+# one; ``Dim`` objects in ``dynamic_shapes`` keep sizes symbolic.
 import torch
 from torch import nn
 from torch.export import Dim, export

@@ -325,9 +325,11 @@ print(unpack_sequence(packed))
 # ``torch.nn.utils.parametrizations.weight_norm``
 # -----------------------------------------------
 # Splits a weight into a magnitude ``original0`` and a direction ``original1``
-# and rebuilds ``weight`` from them on access. The older
-# ``torch.nn.utils.weight_norm`` (hook-based, ``weight_g``/``weight_v``) is
-# deprecated and emits a ``FutureWarning`` in 2.13.
+# and rebuilds ``weight`` from them on access. The older hook-based
+# ``torch.nn.utils.weight_norm`` (``weight_g``, ``weight_v``) is deprecated: in
+# 2.13 it emits the ``FutureWarning`` caught and printed below.
+import warnings
+
 import torch
 from torch import nn
 from torch.nn.utils.parametrizations import weight_norm
@@ -337,6 +339,11 @@ normed = weight_norm(nn.Linear(3, 2))
 for name, param in normed.named_parameters():
     print(f"{name:38} {tuple(param.shape)}")
 
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.nn.utils.weight_norm(nn.Linear(3, 2))  # the deprecated spelling
+print(f"old API -> {caught[0].category.__name__}: {caught[0].message}")
+
 # %%
 # .. _api-spectral-norm:
 #
@@ -344,7 +351,9 @@ for name, param in normed.named_parameters():
 # -------------------------------------------------
 # Divides the weight by an estimate of its largest singular value, refined by
 # one power-iteration step per forward in training mode, as in GAN
-# discriminators; it replaces the deprecated ``torch.nn.utils.spectral_norm``.
+# discriminators. It supersedes the hook-based ``torch.nn.utils.spectral_norm``,
+# whose documentation asks for this version (the old one still runs silently
+# in 2.13).
 import torch
 from torch import nn
 from torch.nn.utils.parametrizations import spectral_norm
@@ -368,7 +377,7 @@ from torch.nn.utils.parametrizations import orthogonal
 
 torch.manual_seed(0)
 rot = orthogonal(nn.Linear(3, 3))
-torch.dist(rot.weight @ rot.weight.T, torch.eye(3)) < 1e-5
+print("W @ W.T == I:", torch.allclose(rot.weight @ rot.weight.T, torch.eye(3), atol=1e-6))
 
 # %%
 # .. _api-register-parametrization:

@@ -19,7 +19,7 @@ machine.
 # --------------------------
 # A context manager that records every operator run inside it, with CPU time,
 # and CUDA time when ``ProfilerActivity.CUDA`` is listed and a GPU is present;
-# it replaces the older ``torch.autograd.profiler.profile``.
+# it is the successor of ``torch.autograd.profiler.profile``, which still works.
 import torch
 from torch.profiler import ProfilerActivity, profile
 
@@ -67,10 +67,9 @@ from torch.profiler import profile, record_function
 
 torch.manual_seed(0)
 x = torch.randn(256, 256)
-with profile(record_shapes=True) as prof:
-    with record_function("three_matmuls"):
-        for _ in range(3):
-            x = torch.tanh(x @ x.T / 256)
+with profile(record_shapes=True) as prof, record_function("three_matmuls"):
+    for _ in range(3):
+        x = torch.tanh(x @ x.T / 256)
 print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=5, max_name_column_width=20))
 
 # %%
@@ -233,8 +232,8 @@ print(arr, "| shares memory:", np.shares_memory(arr, back))
 # -------------------------
 # A drop-in for ``multiprocessing`` that moves tensors through queues via shared
 # memory; the sender must stay alive until the receiver has the tensor, hence
-# the ``Event``. A function defined in a notebook or script cell cannot be
-# imported by ``spawn`` children, so this uses ``fork``, available on Linux.
+# the ``Event``. ``spawn`` children cannot import a function defined in a
+# notebook or on a page like this one, so this uses ``fork``, available on Linux.
 import torch
 import torch.multiprocessing as mp
 
@@ -254,7 +253,7 @@ if "fork" in mp.get_all_start_methods():
     child.join()
     print("exit code:", child.exitcode)
 else:
-    print("skipped: no 'fork' start method on this platform; put produce() in an importable module and use 'spawn'")
+    print("skipped: no 'fork' here; move produce() to a module and use 'spawn'")
 
 # %%
 # .. _api-share-memory:
@@ -308,7 +307,7 @@ if torch.cuda.is_available():
     end.synchronize()
     print(f"matmul on a side stream: {start.elapsed_time(end):.2f} ms")
 else:
-    print("skipped: torch.cuda.is_available() is False here (CPU-only build), so no CUDA stream or event")
+    print("skipped: torch.cuda.is_available() is False (CPU-only machine)")
 
 # %%
 # .. _api-torch-stream:
@@ -324,7 +323,8 @@ acc = torch.accelerator.current_accelerator()
 print("accelerator:", acc, "| devices:", torch.accelerator.device_count())
 if acc is not None:
     side = torch.Stream(device=acc)
-    start, end = torch.Event(device=acc, enable_timing=True), torch.Event(device=acc, enable_timing=True)
+    start = torch.Event(device=acc, enable_timing=True)
+    end = torch.Event(device=acc, enable_timing=True)
     a = torch.randn(2048, 2048, device=acc)
     side.wait_stream(torch.accelerator.current_stream())
     with side:
@@ -335,7 +335,7 @@ if acc is not None:
     end.synchronize()
     print(f"matmul on a side stream: {start.elapsed_time(end):.2f} ms")
 else:
-    print("skipped: torch.accelerator.is_available() is False, and CPU streams have no events to time")
+    print("skipped: no accelerator, and CPU streams have no events to time")
 
 # %%
 # Summary
