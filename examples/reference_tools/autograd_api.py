@@ -13,8 +13,8 @@ the output it printed when this site was built.
 # %%
 # .. _api-tensor-backward:
 #
-# ``torch.Tensor.backward``
-# -------------------------
+# torch.Tensor.backward
+# ---------------------
 # Called on a scalar, it walks the graph back to the leaves and *adds* each
 # gradient to their ``.grad``, so a second call without zeroing accumulates.
 import torch
@@ -28,8 +28,8 @@ print("after two calls:", w.grad)
 # %%
 # .. _api-autograd-grad:
 #
-# ``torch.autograd.grad``
-# -----------------------
+# torch.autograd.grad
+# -------------------
 # Returns the gradients as a tuple instead of writing ``.grad``; with
 # ``create_graph=True`` the result is itself differentiable, which gives
 # higher derivatives.
@@ -46,8 +46,8 @@ print("t.grad left untouched:", t.grad)
 # %%
 # .. _api-autograd-backward:
 #
-# ``torch.autograd.backward``
-# ---------------------------
+# torch.autograd.backward
+# -----------------------
 # A non-scalar output needs a weight per element (``grad_tensors``, or
 # ``gradient=`` in ``Tensor.backward``): autograd computes the
 # vector-Jacobian product with it.
@@ -61,8 +61,8 @@ a.grad
 # %%
 # .. _api-retain-grad:
 #
-# ``torch.Tensor.retain_grad``
-# ----------------------------
+# torch.Tensor.retain_grad
+# ------------------------
 # Only leaves keep ``.grad`` after backward; call ``retain_grad()`` on an
 # intermediate tensor to keep its gradient too.
 import torch
@@ -78,8 +78,8 @@ print("leaf.grad:  ", leaf.grad)
 # %%
 # .. _api-tensor-register-hook:
 #
-# ``torch.Tensor.register_hook``
-# ------------------------------
+# torch.Tensor.register_hook
+# --------------------------
 # The hook receives the gradient flowing into a tensor and may return a
 # replacement; the returned handle's ``remove()`` takes it off again.
 import torch
@@ -96,8 +96,8 @@ print("after remove():     ", p.grad)
 # %%
 # .. _api-autograd-graph-node:
 #
-# ``torch.autograd.graph.Node``
-# -----------------------------
+# torch.autograd.graph.Node
+# -------------------------
 # A non-leaf tensor's ``grad_fn`` is a ``Node`` of the backward graph:
 # ``name()`` says which backward formula runs and ``next_functions`` links to
 # the nodes that follow.
@@ -114,8 +114,8 @@ while node is not None:
 # %%
 # .. _api-node-register-prehook:
 #
-# ``torch.autograd.graph.Node.register_prehook``
-# ----------------------------------------------
+# torch.autograd.graph.Node.register_prehook
+# ------------------------------------------
 # A hook on a graph node: ``register_prehook`` sees (and may replace) the
 # gradient arriving at the node, ``register_hook`` sees what it sends on.
 import torch
@@ -130,8 +130,8 @@ hook.remove()
 # %%
 # .. _api-no-grad:
 #
-# ``torch.no_grad``
-# -----------------
+# torch.no_grad
+# -------------
 # Inside the block (or in a function it decorates) nothing is recorded, so
 # results have no ``grad_fn``; ``torch.enable_grad`` switches recording back on.
 import torch
@@ -153,8 +153,8 @@ print(plain.requires_grad, tracked.requires_grad, evaluate(v).requires_grad)
 # %%
 # .. _api-set-grad-enabled:
 #
-# ``torch.set_grad_enabled``
-# --------------------------
+# torch.set_grad_enabled
+# ----------------------
 # The same switch with a boolean argument, handy for one code path that
 # serves both training and evaluation.
 import torch
@@ -167,8 +167,8 @@ for training in (True, False):
 # %%
 # .. _api-inference-mode:
 #
-# ``torch.inference_mode``
-# ------------------------
+# torch.inference_mode
+# --------------------
 # A stricter ``no_grad`` that also skips version counting; its tensors are
 # flagged ``is_inference()`` and cannot be saved for a later backward.
 import torch
@@ -185,8 +185,8 @@ except RuntimeError as err:
 # %%
 # .. _api-saved-tensors-hooks:
 #
-# ``torch.autograd.graph.saved_tensors_hooks``
-# --------------------------------------------
+# torch.autograd.graph.saved_tensors_hooks
+# ----------------------------------------
 # Every tensor autograd saves for backward goes through ``pack`` when saved
 # and ``unpack`` when used, so you can log, compress or offload it.
 import torch
@@ -215,8 +215,8 @@ print("m.grad[0]:", m.grad[0])
 # %%
 # .. _api-save-on-cpu:
 #
-# ``torch.autograd.graph.save_on_cpu``
-# ------------------------------------
+# torch.autograd.graph.save_on_cpu
+# --------------------------------
 # A ready-made pair of those hooks that parks saved activations in CPU memory
 # until backward needs them; it only saves memory for GPU tensors and is a
 # harmless pass-through here on the CPU.
@@ -231,8 +231,8 @@ torch.allclose(q.grad, q.exp() * (q + 1))
 # %%
 # .. _api-disable-saved-tensors-hooks:
 #
-# ``torch.autograd.graph.disable_saved_tensors_hooks``
-# ----------------------------------------------------
+# torch.autograd.graph.disable_saved_tensors_hooks
+# ------------------------------------------------
 # Forbids saved-tensor hooks inside its block; any attempt to install one
 # raises ``RuntimeError`` with the message you passed.
 from torch.autograd.graph import disable_saved_tensors_hooks, save_on_cpu
@@ -246,8 +246,8 @@ except RuntimeError as err:
 # %%
 # .. _api-autograd-function:
 #
-# ``torch.autograd.Function``
-# ---------------------------
+# torch.autograd.Function
+# -----------------------
 # Subclass it with static ``forward`` and ``backward`` methods, keep what
 # backward needs with ``ctx.save_for_backward``, and call it through ``.apply``.
 import torch
@@ -272,8 +272,8 @@ s.grad
 # %%
 # .. _api-mark-non-differentiable:
 #
-# ``ctx.mark_non_differentiable``
-# -------------------------------
+# ctx.mark_non_differentiable
+# ---------------------------
 # Declares an output that carries no gradient, such as an index or a mask;
 # ``backward`` still receives a slot for it, filled with zeros.
 import torch
@@ -301,8 +301,8 @@ print("mask requires_grad:", keep.requires_grad, "| u.grad:", u.grad)
 # %%
 # .. _api-gradcheck:
 #
-# ``torch.autograd.gradcheck``
-# ----------------------------
+# torch.autograd.gradcheck
+# ------------------------
 # Compares a function's analytical backward with finite differences on
 # ``float64`` inputs; a wrong formula raises ``GradcheckError``, or returns
 # ``False`` with ``raise_exception=False``.
@@ -337,8 +337,8 @@ print("BadSquare: ", gradcheck(BadSquare.apply, (probe,), raise_exception=False)
 # %%
 # .. _api-autograd-functional-jacobian:
 #
-# ``torch.autograd.functional.jacobian``
-# --------------------------------------
+# torch.autograd.functional.jacobian
+# ----------------------------------
 # Builds the full Jacobian of a function at a point, one row per output
 # element; ``torch.func.jacrev`` and ``jacfwd`` do the same with
 # vectorisation and compose with ``vmap``.
@@ -355,8 +355,8 @@ jacobian(scale_by_sum, torch.tensor([1.0, 2.0, 3.0]))
 # %%
 # .. _api-autograd-functional-hessian:
 #
-# ``torch.autograd.functional.hessian``
-# -------------------------------------
+# torch.autograd.functional.hessian
+# ---------------------------------
 # The matrix of second derivatives of a scalar function.
 import torch
 from torch.autograd.functional import hessian
@@ -371,8 +371,8 @@ hessian(energy, torch.tensor([1.0, 2.0]))
 # %%
 # .. _api-forward-ad:
 #
-# ``torch.autograd.forward_ad``
-# -----------------------------
+# torch.autograd.forward_ad
+# -------------------------
 # Forward-mode AD: ``make_dual`` attaches a tangent to an input inside
 # ``dual_level()``, and ``unpack_dual`` reads the directional derivative off
 # the output in the same pass, with no backward. (In 2.13 the first
@@ -395,8 +395,8 @@ print("cos(x) * dir:  ", jvp)
 # %%
 # .. _api-detect-anomaly:
 #
-# ``torch.autograd.detect_anomaly``
-# ---------------------------------
+# torch.autograd.detect_anomaly
+# -----------------------------
 # Makes backward check every node's output for NaN and raise at the first
 # node that makes one, and records forward tracebacks to point at the line
 # that built it; it warns on entry because it slows everything down (the
@@ -420,8 +420,8 @@ for w in caught:
 # %%
 # .. _api-set-detect-anomaly:
 #
-# ``torch.autograd.set_detect_anomaly``
-# -------------------------------------
+# torch.autograd.set_detect_anomaly
+# ---------------------------------
 # The same checks switched by a boolean, as a context manager or a plain call;
 # ``torch.is_anomaly_enabled()`` reports the current state.
 import torch

@@ -12,8 +12,8 @@ entry is one sentence, a snippet that runs in a fresh session, and its output.
 # %%
 # .. _api-f-relu:
 #
-# ``torch.nn.functional.relu``
-# ----------------------------
+# torch.nn.functional.relu
+# ------------------------
 # ``max(x, 0)`` element-wise; ``inplace=True`` overwrites the input instead of
 # allocating a new tensor.
 import torch
@@ -24,8 +24,8 @@ F.relu(torch.tensor([-2.0, -0.5, 0.0, 1.5]))
 # %%
 # .. _api-f-gelu:
 #
-# ``torch.nn.functional.gelu``
-# ----------------------------
+# torch.nn.functional.gelu
+# ------------------------
 # ``x * Phi(x)`` with ``Phi`` the standard normal CDF; ``approximate="tanh"``
 # selects the cheaper tanh formula used by some pretrained transformers.
 import torch
@@ -38,8 +38,8 @@ print("tanh: ", F.gelu(pts, approximate="tanh"))
 # %%
 # .. _api-f-softmax:
 #
-# ``torch.nn.functional.softmax``
-# -------------------------------
+# torch.nn.functional.softmax
+# ---------------------------
 # Exponentiates and normalises along ``dim`` so each slice sums to one; always
 # pass ``dim`` explicitly.
 import torch
@@ -53,8 +53,8 @@ print("row sums:", probs.sum(dim=1))
 # %%
 # .. _api-f-log-softmax:
 #
-# ``torch.nn.functional.log_softmax``
-# -----------------------------------
+# torch.nn.functional.log_softmax
+# -------------------------------
 # Computes ``log(softmax(x))`` in one stable step, which stays finite where the
 # two-step version underflows to ``-inf``.
 import torch
@@ -67,8 +67,8 @@ print("one step: ", F.log_softmax(extreme, dim=0))
 # %%
 # .. _api-f-cross-entropy:
 #
-# ``torch.nn.functional.cross_entropy``
-# -------------------------------------
+# torch.nn.functional.cross_entropy
+# ---------------------------------
 # Takes raw logits of shape ``(N, C)`` and either class indices or class
 # probabilities as target; ``ignore_index`` skips padded targets and
 # ``label_smoothing`` softens one-hot targets.
@@ -85,8 +85,8 @@ print(f"probabilities:    {F.cross_entropy(logits, soft):.4f}")
 # %%
 # .. _api-f-binary-cross-entropy-with-logits:
 #
-# ``torch.nn.functional.binary_cross_entropy_with_logits``
-# --------------------------------------------------------
+# torch.nn.functional.binary_cross_entropy_with_logits
+# ----------------------------------------------------
 # Sigmoid and binary cross-entropy fused for numerical stability, for
 # multi-label targets in ``[0, 1]``; ``pos_weight`` up-weights positives.
 import torch
@@ -101,8 +101,8 @@ print(f"pos_weight=2: {weighted:.4f}")
 # %%
 # .. _api-f-linear:
 #
-# ``torch.nn.functional.linear``
-# ------------------------------
+# torch.nn.functional.linear
+# --------------------------
 # ``x @ weight.T + bias`` with ``weight`` shaped ``(out_features, in_features)``,
 # exactly what ``nn.Linear`` computes.
 import torch
@@ -114,8 +114,8 @@ F.linear(torch.tensor([[1.0, 2.0, 3.0]]), weight, bias=torch.tensor([0.0, 10.0])
 # %%
 # .. _api-f-conv2d:
 #
-# ``torch.nn.functional.conv2d``
-# ------------------------------
+# torch.nn.functional.conv2d
+# --------------------------
 # Convolves an ``(N, C_in, H, W)`` batch with a ``(C_out, C_in / groups, kH, kW)``
 # weight; ``stride``, ``padding`` (or ``"same"``), ``dilation`` and ``groups``
 # match the ``nn.Conv2d`` arguments.
@@ -130,8 +130,8 @@ print("padding='same':", tuple(F.conv2d(image, edge, padding="same").shape))
 # %%
 # .. _api-f-unfold:
 #
-# ``torch.nn.functional.unfold``
-# ------------------------------
+# torch.nn.functional.unfold
+# --------------------------
 # Extracts every sliding patch as a column (im2col): ``(N, C * kH * kW, L)``,
 # so a convolution becomes a matrix product.
 import torch
@@ -148,8 +148,8 @@ print("matches conv2d:", torch.allclose(as_matmul, F.conv2d(img, kernel), atol=1
 # %%
 # .. _api-f-fold:
 #
-# ``torch.nn.functional.fold``
-# ----------------------------
+# torch.nn.functional.fold
+# ------------------------
 # The reverse of ``unfold``: places columns back into an image and *sums* where
 # patches overlap, so divide by a folded tensor of ones to average instead.
 import torch
@@ -165,8 +165,8 @@ print("round trip after dividing:", torch.equal(summed / overlaps, img))
 # %%
 # .. _api-f-pad:
 #
-# ``torch.nn.functional.pad``
-# ---------------------------
+# torch.nn.functional.pad
+# -----------------------
 # Pads the last dimensions, the pad tuple listing ``(left, right, top, bottom,
 # ...)`` from the last dimension backwards; ``mode`` is ``"constant"``,
 # ``"reflect"``, ``"replicate"`` or ``"circular"``.
@@ -180,8 +180,8 @@ for mode in ("constant", "reflect", "replicate", "circular"):
 # %%
 # .. _api-f-interpolate:
 #
-# ``torch.nn.functional.interpolate``
-# -----------------------------------
+# torch.nn.functional.interpolate
+# -------------------------------
 # Resizes to ``size`` or by ``scale_factor``; ``mode`` picks nearest, (bi)linear,
 # bicubic or area, and ``align_corners`` matters for the linear modes.
 import torch
@@ -194,8 +194,8 @@ print(F.interpolate(small, size=(3, 3), mode="bilinear", align_corners=True)[0, 
 # %%
 # .. _api-f-one-hot:
 #
-# ``torch.nn.functional.one_hot``
-# -------------------------------
+# torch.nn.functional.one_hot
+# ---------------------------
 # Turns an ``int64`` index tensor into one-hot vectors in a new last dimension
 # (``int64`` too; convert with ``.float()`` for arithmetic).
 import torch
@@ -206,8 +206,8 @@ F.one_hot(torch.tensor([0, 2, 1, 2]), num_classes=4)
 # %%
 # .. _api-f-normalize:
 #
-# ``torch.nn.functional.normalize``
-# ---------------------------------
+# torch.nn.functional.normalize
+# -----------------------------
 # Divides by the Lp norm along ``dim`` (with ``eps`` guarding zero vectors), the
 # usual first step of cosine similarity.
 import torch
@@ -221,8 +221,8 @@ print(f"cosine of rows 0 and 2: {unit[0] @ unit[2]:.4f}")
 # %%
 # .. _api-f-embedding:
 #
-# ``torch.nn.functional.embedding``
-# ---------------------------------
+# torch.nn.functional.embedding
+# -----------------------------
 # Looks rows of a weight matrix up by index; ``padding_idx`` marks a row that
 # receives no gradient.
 import torch
@@ -238,8 +238,8 @@ print("row gradient counts:", table.grad[:, 0].tolist())
 # %%
 # .. _api-f-dropout:
 #
-# ``torch.nn.functional.dropout``
-# -------------------------------
+# torch.nn.functional.dropout
+# ---------------------------
 # Zeroes elements with probability ``p`` and scales the rest by ``1 / (1 - p)``;
 # unlike ``nn.Dropout`` it does not follow ``model.eval()``, so pass
 # ``training=self.training`` yourself.
@@ -254,8 +254,8 @@ print("training=False:", F.dropout(ones, p=0.5, training=False))
 # %%
 # .. _api-f-layer-norm:
 #
-# ``torch.nn.functional.layer_norm``
-# ----------------------------------
+# torch.nn.functional.layer_norm
+# ------------------------------
 # Normalises over the trailing ``normalized_shape`` dimensions to zero mean
 # and unit variance, then applies the optional ``weight`` and ``bias``.
 import torch

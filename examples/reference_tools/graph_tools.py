@@ -14,8 +14,8 @@ a snippet that runs in a fresh session, and its output from the build.
 # %%
 # .. _api-fx-symbolic-trace:
 #
-# ``torch.fx.symbolic_trace``
-# ---------------------------
+# torch.fx.symbolic_trace
+# -----------------------
 # Runs ``forward`` on proxy objects and records every call into a
 # ``GraphModule``, whose ``.code`` is the regenerated Python.
 import torch
@@ -38,8 +38,8 @@ print(traced.code.strip())
 # %%
 # .. _api-fx-graph:
 #
-# ``torch.fx.Graph``
-# ------------------
+# torch.fx.Graph
+# --------------
 # The graph is an ordered list of ``Node`` objects, each with an ``op``
 # (``placeholder``, ``call_module``, ``call_function``, ``call_method``,
 # ``get_attr``, ``output``), a ``target`` and ``args``; ``print(graph)`` shows
@@ -66,8 +66,8 @@ for node in graph.nodes:
 # %%
 # .. _api-fx-graphmodule-recompile:
 #
-# ``torch.fx.GraphModule.recompile``
-# ----------------------------------
+# torch.fx.GraphModule.recompile
+# ------------------------------
 # A transform edits nodes in place; ``graph.lint()`` checks the result and
 # ``recompile()`` regenerates ``forward`` from it. Here every ``torch.relu`` call
 # becomes ``F.gelu``.
@@ -102,8 +102,8 @@ print("matches hand-written GELU version:", torch.allclose(gm(sample), expected)
 # %%
 # .. _api-fx-replace-pattern:
 #
-# ``torch.fx.subgraph_rewriter.replace_pattern``
-# ----------------------------------------------
+# torch.fx.subgraph_rewriter.replace_pattern
+# ------------------------------------------
 # Finds every occurrence of a pattern function's graph and splices in the
 # replacement's graph, returning the matches.
 import torch
@@ -132,8 +132,8 @@ print(gm.code.strip())
 # %%
 # .. _api-fx-interpreter:
 #
-# ``torch.fx.Interpreter``
-# ------------------------
+# torch.fx.Interpreter
+# --------------------
 # Executes a ``GraphModule`` node by node; override ``run_node`` to observe or
 # change each step, here to record every intermediate shape.
 import torch
@@ -155,8 +155,8 @@ result = ShapeLogger(torch.fx.symbolic_trace(mlp)).run(torch.randn(5, 6))
 # %%
 # .. _api-jit-trace:
 #
-# ``torch.jit.trace``
-# -------------------
+# torch.jit.trace
+# ---------------
 # Records the operations one example input runs into a TorchScript module, so
 # data-dependent branches are frozen to the path taken (it warns with a
 # ``TracerWarning``); in 2.13 the call itself emits a ``DeprecationWarning``
@@ -185,8 +185,8 @@ print("traced:", traced_fn(torch.tensor([-1.0, -2.0])))
 # %%
 # .. _api-jit-script:
 #
-# ``torch.jit.script``
-# --------------------
+# torch.jit.script
+# ----------------
 # Compiles the Python source itself, so control flow survives, but only code
 # in the TorchScript subset of Python compiles; deprecated in 2.13 like
 # ``trace`` (warning caught here).
@@ -210,8 +210,8 @@ print("scripted:", scripted(torch.tensor([-1.0, -2.0])))
 # %%
 # .. _api-jit-freeze:
 #
-# ``torch.jit.freeze``
-# --------------------
+# torch.jit.freeze
+# ----------------
 # Inlines the parameters and attributes of an ``eval()``-mode scripted module
 # as constants, so the graph can be optimised further; in 2.13 it is
 # deprecated in favour of ``torch.compile`` (warnings caught here).
@@ -232,8 +232,8 @@ print("same output:", torch.allclose(frozen(probe), net(probe)))
 # %%
 # .. _api-jit-save:
 #
-# ``torch.jit.save``
-# ------------------
+# torch.jit.save
+# --------------
 # Writes a TorchScript module, code and weights, to one archive that
 # ``torch.jit.load`` (or C++ ``torch::jit::load``) reads back without the Python
 # class; ``torch.export.save`` is the counterpart for exported programs.
@@ -258,8 +258,8 @@ torch.equal(loaded(probe), head(probe))
 # %%
 # .. _api-export-export:
 #
-# ``torch.export.export``
-# -----------------------
+# torch.export.export
+# -------------------
 # The current replacement for tracing to deploy: captures the whole program
 # ahead of time as an ``ExportedProgram`` of ATen operations plus a signature,
 # and fails loudly on data-dependent branches instead of silently freezing

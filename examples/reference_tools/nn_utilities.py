@@ -12,8 +12,8 @@ sentence, a snippet that runs in a fresh session, and its output from the build.
 # %%
 # .. _api-register-forward-hook:
 #
-# ``torch.nn.Module.register_forward_hook``
-# -----------------------------------------
+# torch.nn.Module.register_forward_hook
+# -------------------------------------
 # Runs ``hook(module, args, output)`` after every forward call of that module,
 # the usual way to capture intermediate activations without editing the model.
 import torch
@@ -36,8 +36,8 @@ captured["ReLU"]
 # %%
 # .. _api-register-forward-pre-hook:
 #
-# ``torch.nn.Module.register_forward_pre_hook``
-# ---------------------------------------------
+# torch.nn.Module.register_forward_pre_hook
+# -----------------------------------------
 # Runs ``hook(module, args)`` before forward; returning a tuple replaces the
 # positional arguments the module receives.
 import torch
@@ -50,8 +50,8 @@ double(torch.tensor([1.0, 2.0]))
 # %%
 # .. _api-register-full-backward-hook:
 #
-# ``torch.nn.Module.register_full_backward_hook``
-# -----------------------------------------------
+# torch.nn.Module.register_full_backward_hook
+# -------------------------------------------
 # Runs ``hook(module, grad_input, grad_output)`` when gradients with respect to
 # the module's inputs are computed; return new ``grad_input`` to change them.
 import torch
@@ -69,8 +69,8 @@ print("grad_input shape, grad_output shape:", seen)
 # %%
 # .. _api-nn-init:
 #
-# ``torch.nn.init``
-# -----------------
+# torch.nn.init
+# -------------
 # In-place initialisers (trailing underscore) that overwrite a tensor with
 # values drawn for a given fan-in, fan-out and nonlinearity.
 import torch
@@ -88,8 +88,8 @@ print("zeros_ bias sum:", wide.bias.sum().item())
 # %%
 # .. _api-skip-init:
 #
-# ``torch.nn.utils.skip_init``
-# ----------------------------
+# torch.nn.utils.skip_init
+# ------------------------
 # Builds a module without running its default initialisation (the memory is
 # left uninitialised), for when you are about to overwrite every weight anyway.
 import torch
@@ -104,8 +104,8 @@ print("rows orthonormal:", torch.allclose(fresh.weight @ fresh.weight.T, torch.e
 # %%
 # .. _api-clip-grad-norm:
 #
-# ``torch.nn.utils.clip_grad_norm_``
-# ----------------------------------
+# torch.nn.utils.clip_grad_norm\_
+# -------------------------------
 # Rescales all gradients together so that their combined norm is at most
 # ``max_norm``, and returns the norm measured before clipping.
 import torch
@@ -121,8 +121,8 @@ print(f"norm before: {before:.2f}, after: {after:.4f}")
 # %%
 # .. _api-clip-grad-value:
 #
-# ``torch.nn.utils.clip_grad_value_``
-# -----------------------------------
+# torch.nn.utils.clip_grad_value\_
+# --------------------------------
 # Clamps each gradient element to ``[-clip_value, clip_value]`` independently,
 # which, unlike norm clipping, can change the gradient's direction.
 import torch
@@ -135,8 +135,8 @@ weights.grad
 # %%
 # .. _api-get-total-norm:
 #
-# ``torch.nn.utils.get_total_norm``
-# ---------------------------------
+# torch.nn.utils.get_total_norm
+# -----------------------------
 # Since PyTorch 2.6 norm clipping is also available in two steps:
 # ``get_total_norm`` measures and ``clip_grads_with_norm_`` scales, so the norm
 # can be logged or all-reduced in between.
@@ -154,8 +154,8 @@ print(f"measured {total:.3f}, now {torch.nn.utils.get_total_norm(grads):.3f}")
 # %%
 # .. _api-parameters-to-vector:
 #
-# ``torch.nn.utils.parameters_to_vector``
-# ---------------------------------------
+# torch.nn.utils.parameters_to_vector
+# -----------------------------------
 # Concatenates every parameter, flattened, into one 1-D tensor (a copy), in
 # the order ``parameters()`` yields them.
 import torch
@@ -170,8 +170,8 @@ torch.nn.utils.parameters_to_vector(tiny.parameters())
 # %%
 # .. _api-vector-to-parameters:
 #
-# ``torch.nn.utils.vector_to_parameters``
-# ---------------------------------------
+# torch.nn.utils.vector_to_parameters
+# -----------------------------------
 # The inverse: slices a flat vector back into the parameters, in place, so a
 # vector produced by an optimiser or an average can be loaded into a model.
 import torch
@@ -184,8 +184,8 @@ print(tiny.weight.data, tiny.bias.data, sep="\n")
 # %%
 # .. _api-prune-l1-unstructured:
 #
-# ``torch.nn.utils.prune.l1_unstructured``
-# ----------------------------------------
+# torch.nn.utils.prune.l1_unstructured
+# ------------------------------------
 # Zeroes the given fraction (or count) of entries with the smallest absolute
 # value by storing ``weight_orig`` and a ``weight_mask`` buffer; ``weight``
 # becomes their product, recomputed before each forward.
@@ -203,8 +203,8 @@ fc.weight_mask
 # %%
 # .. _api-prune-ln-structured:
 #
-# ``torch.nn.utils.prune.ln_structured``
-# --------------------------------------
+# torch.nn.utils.prune.ln_structured
+# ----------------------------------
 # Prunes whole slices along ``dim`` ranked by their Ln norm, for example entire
 # output channels of a convolution (``dim=0``).
 import torch
@@ -219,8 +219,8 @@ print("channels kept:", conv.weight_mask.flatten(1).all(dim=1).tolist())
 # %%
 # .. _api-prune-global-unstructured:
 #
-# ``torch.nn.utils.prune.global_unstructured``
-# --------------------------------------------
+# torch.nn.utils.prune.global_unstructured
+# ----------------------------------------
 # Ranks the entries of several tensors together and prunes the smallest overall,
 # so layers end up with different sparsities.
 import torch
@@ -239,8 +239,8 @@ for idx, mod in enumerate(stack):
 # %%
 # .. _api-prune-remove:
 #
-# ``torch.nn.utils.prune.remove``
-# -------------------------------
+# torch.nn.utils.prune.remove
+# ---------------------------
 # Makes pruning permanent: the masked values are written into a plain
 # ``weight`` parameter and the mask and hook are dropped.
 import torch
@@ -258,8 +258,8 @@ print("parameters:", [n for n, _ in fc.named_parameters()], "| zeros:", int((fc.
 # %%
 # .. _api-pad-sequence:
 #
-# ``torch.nn.utils.rnn.pad_sequence``
-# -----------------------------------
+# torch.nn.utils.rnn.pad_sequence
+# -------------------------------
 # Stacks tensors of different lengths into one, padding the short ones with
 # ``padding_value``; ``batch_first=True`` puts the batch dimension first.
 import torch
@@ -271,8 +271,8 @@ pad_sequence(sentences, batch_first=True, padding_value=0)
 # %%
 # .. _api-pack-padded-sequence:
 #
-# ``torch.nn.utils.rnn.pack_padded_sequence``
-# -------------------------------------------
+# torch.nn.utils.rnn.pack_padded_sequence
+# ---------------------------------------
 # Turns a padded batch plus its lengths into a ``PackedSequence`` that RNN
 # layers consume without ever reading the padding; ``enforce_sorted=False``
 # accepts lengths in any order.
@@ -287,8 +287,8 @@ print("batch_sizes:", packed.batch_sizes)
 # %%
 # .. _api-pad-packed-sequence:
 #
-# ``torch.nn.utils.rnn.pad_packed_sequence``
-# ------------------------------------------
+# torch.nn.utils.rnn.pad_packed_sequence
+# --------------------------------------
 # The inverse, applied to an RNN's packed output: a padded tensor back in the
 # original batch order, plus the lengths.
 import torch
@@ -307,8 +307,8 @@ print("padding positions stay zero:", unpacked[1, 1:].abs().sum().item() == 0)
 # %%
 # .. _api-pack-sequence:
 #
-# ``torch.nn.utils.rnn.pack_sequence``
-# ------------------------------------
+# torch.nn.utils.rnn.pack_sequence
+# --------------------------------
 # Packs a list of unpadded tensors directly; ``unpack_sequence`` gives the list
 # back.
 import torch
@@ -322,8 +322,8 @@ print(unpack_sequence(packed))
 # %%
 # .. _api-weight-norm:
 #
-# ``torch.nn.utils.parametrizations.weight_norm``
-# -----------------------------------------------
+# torch.nn.utils.parametrizations.weight_norm
+# -------------------------------------------
 # Splits a weight into a magnitude ``original0`` and a direction ``original1``
 # and rebuilds ``weight`` from them on access. The older hook-based
 # ``torch.nn.utils.weight_norm`` (``weight_g``, ``weight_v``) is deprecated: in
@@ -347,8 +347,8 @@ print(f"old API -> {caught[0].category.__name__}: {caught[0].message}")
 # %%
 # .. _api-spectral-norm:
 #
-# ``torch.nn.utils.parametrizations.spectral_norm``
-# -------------------------------------------------
+# torch.nn.utils.parametrizations.spectral_norm
+# ---------------------------------------------
 # Divides the weight by an estimate of its largest singular value, refined by
 # one power-iteration step per forward in training mode, as in GAN
 # discriminators. It supersedes the hook-based ``torch.nn.utils.spectral_norm``,
@@ -367,8 +367,8 @@ print(f"largest singular value: {torch.linalg.matrix_norm(critic.weight, ord=2):
 # %%
 # .. _api-orthogonal:
 #
-# ``torch.nn.utils.parametrizations.orthogonal``
-# ----------------------------------------------
+# torch.nn.utils.parametrizations.orthogonal
+# ------------------------------------------
 # Keeps a weight matrix orthogonal (or with orthonormal rows or columns, when
 # not square) while the optimiser updates an unconstrained tensor underneath.
 import torch
@@ -382,8 +382,8 @@ print("W @ W.T == I:", torch.allclose(rot.weight @ rot.weight.T, torch.eye(3), a
 # %%
 # .. _api-register-parametrization:
 #
-# ``torch.nn.utils.parametrize.register_parametrization``
-# -------------------------------------------------------
+# torch.nn.utils.parametrize.register_parametrization
+# ---------------------------------------------------
 # Puts any ``nn.Module`` between a parameter and its users: the stored tensor
 # is ``parametrizations.<name>.original`` and every read of ``<name>`` returns
 # the module's output.
@@ -406,8 +406,8 @@ print("parametrized:", parametrize.is_parametrized(sym, "weight"))
 # %%
 # .. _api-parametrize-cached:
 #
-# ``torch.nn.utils.parametrize.cached``
-# -------------------------------------
+# torch.nn.utils.parametrize.cached
+# ---------------------------------
 # Inside this context each parametrized tensor is computed once and reused,
 # which pays off when a weight is read many times, as in an RNN loop.
 import torch
@@ -435,8 +435,8 @@ print("parametrization evaluated", len(calls), "time(s) for 10 steps")
 # %%
 # .. _api-remove-parametrizations:
 #
-# ``torch.nn.utils.parametrize.remove_parametrizations``
-# ------------------------------------------------------
+# torch.nn.utils.parametrize.remove_parametrizations
+# --------------------------------------------------
 # Freezes the current parametrized value into a plain parameter
 # (``leave_parametrized=True``) and removes the machinery.
 import torch

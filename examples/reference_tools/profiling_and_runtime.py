@@ -15,8 +15,8 @@ machine.
 # %%
 # .. _api-profiler-profile:
 #
-# ``torch.profiler.profile``
-# --------------------------
+# torch.profiler.profile
+# ----------------------
 # A context manager that records every operator run inside it, with CPU time,
 # and CUDA time when ``ProfilerActivity.CUDA`` is listed and a GPU is present;
 # it is the successor of ``torch.autograd.profiler.profile``, which still works.
@@ -34,8 +34,8 @@ print("operators seen:", sorted({evt.key for evt in ops}))
 # %%
 # .. _api-profiler-record-function:
 #
-# ``torch.profiler.record_function``
-# ----------------------------------
+# torch.profiler.record_function
+# ------------------------------
 # Wraps a block in a named range that shows up as its own row in the profile
 # (and in a trace viewer), so time can be attributed to parts of your code.
 import torch
@@ -56,8 +56,8 @@ for evt in prof.key_averages():
 # %%
 # .. _api-profiler-key-averages:
 #
-# ``torch.profiler.profile.key_averages``
-# ---------------------------------------
+# torch.profiler.profile.key_averages
+# -----------------------------------
 # Aggregates the recorded events by operator name (or by input shape with
 # ``group_by_input_shape=True`` after ``record_shapes=True``); ``table()``
 # formats them, sorted and cut to ``row_limit`` rows. The times are this
@@ -75,8 +75,8 @@ print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=5, max_name_
 # %%
 # .. _api-futures-future:
 #
-# ``torch.futures.Future``
-# ------------------------
+# torch.futures.Future
+# --------------------
 # A placeholder for a value produced elsewhere (another thread, an RPC, a
 # collective): one side calls ``set_result``, the other ``wait()`` blocks until
 # it is there.
@@ -99,8 +99,8 @@ print("done:", pending.done())
 # %%
 # .. _api-future-then:
 #
-# ``torch.futures.Future.then``
-# -----------------------------
+# torch.futures.Future.then
+# -------------------------
 # Attaches a callback that receives the finished future and returns a new
 # future for the callback's result, so steps can be chained without blocking.
 import torch
@@ -113,8 +113,8 @@ chained.wait()
 # %%
 # .. _api-futures-collect-all:
 #
-# ``torch.futures.collect_all``
-# -----------------------------
+# torch.futures.collect_all
+# -------------------------
 # Combines several futures into one that completes when all of them have,
 # and whose value is the list of the (completed) input futures.
 import torch
@@ -129,8 +129,8 @@ print([f.value() for f in both.wait()])
 # %%
 # .. _api-futures-wait-all:
 #
-# ``torch.futures.wait_all``
-# --------------------------
+# torch.futures.wait_all
+# ----------------------
 # Blocks until every future in the list is done and returns their values
 # directly, re-raising the first error if one failed.
 import torch
@@ -143,8 +143,8 @@ torch.futures.wait_all(futs)
 # %%
 # .. _api-library-custom-op:
 #
-# ``torch.library.custom_op``
-# ---------------------------
+# torch.library.custom_op
+# -----------------------
 # Registers a Python function as a real operator, ``torch.ops.<namespace>.<name>``,
 # that ``torch.compile`` treats as one opaque call instead of tracing into it;
 # the type hints become its schema.
@@ -164,8 +164,8 @@ print("schema:", torch.ops.cheatsheet.clip_rows.default._schema)
 # %%
 # .. _api-library-register-fake:
 #
-# ``torch.library.register_fake``
-# -------------------------------
+# torch.library.register_fake
+# ---------------------------
 # Tells the compiler the output's shape and dtype without running the kernel,
 # which ``torch.compile`` and ``torch.export`` need to trace through the op;
 # ``torch.library.opcheck`` then tests the registration. The ``eager`` backend
@@ -195,11 +195,13 @@ print("opcheck passed")
 # %%
 # .. _api-utils-dlpack:
 #
-# ``torch.utils.dlpack.to_dlpack``
-# --------------------------------
-# Exports a tensor as a DLPack capsule that another framework (or
-# ``torch.utils.dlpack.from_dlpack``) imports without a copy; a capsule can be
-# consumed only once.
+# torch.utils.dlpack.to_dlpack
+# ----------------------------
+# Exports a tensor as a one-use DLPack capsule that ``from_dlpack`` imports
+# without a copy; this capsule pair is the older interface, and objects with a
+# ``__dlpack__`` method (NumPy, CuPy, JAX arrays) go straight into
+# :ref:`api-torch-from-dlpack`, as the last lines show.
+import numpy as np
 import torch
 from torch.utils.dlpack import from_dlpack, to_dlpack
 
@@ -209,27 +211,15 @@ view = from_dlpack(capsule)
 view[0] = 100.0  # same memory
 print(type(capsule).__name__, "->", original)
 
-# %%
-# .. _api-from-dlpack:
-#
-# ``torch.from_dlpack``
-# ---------------------
-# Accepts any object with ``__dlpack__`` (NumPy arrays, CuPy, JAX, ...) and
-# shares its memory; ``numpy.from_dlpack`` goes the other way.
-import numpy as np
-import torch
-
 arr = np.arange(3, dtype=np.float32)
-as_tensor = torch.from_dlpack(arr)
-as_tensor += 1  # visible in the NumPy array
-back = np.from_dlpack(as_tensor)
-print(arr, "| shares memory:", np.shares_memory(arr, back))
+torch.from_dlpack(arr).add_(1)  # writes through to the NumPy array
+print("numpy array after the in-place add:", arr)
 
 # %%
 # .. _api-multiprocessing:
 #
-# ``torch.multiprocessing``
-# -------------------------
+# torch.multiprocessing
+# ---------------------
 # A drop-in for ``multiprocessing`` that moves tensors through queues via shared
 # memory; the sender must stay alive until the receiver has the tensor, hence
 # the ``Event``. ``spawn`` children cannot import a function defined in a
@@ -258,8 +248,8 @@ else:
 # %%
 # .. _api-share-memory:
 #
-# ``torch.Tensor.share_memory_``
-# ------------------------------
+# torch.Tensor.share_memory\_
+# ---------------------------
 # Moves a tensor's storage into shared memory, so in-place writes by a child
 # process are seen by the parent (a forked child otherwise writes to its own
 # copy-on-write pages).
@@ -285,8 +275,8 @@ else:
 # %%
 # .. _api-cuda-stream:
 #
-# ``torch.cuda.Stream``
-# ---------------------
+# torch.cuda.Stream
+# -----------------
 # A CUDA stream is a queue of GPU work; kernels on different streams may
 # overlap, ``torch.cuda.stream(s)`` makes ``s`` current for a block,
 # ``wait_stream`` orders two streams, and ``torch.cuda.Event(enable_timing=True)``
@@ -312,8 +302,8 @@ else:
 # %%
 # .. _api-torch-stream:
 #
-# ``torch.Stream``
-# ----------------
+# torch.Stream
+# ------------
 # The device-agnostic versions, ``torch.Stream`` and ``torch.Event``, work with
 # whatever ``torch.accelerator`` finds (CUDA, ROCm, MPS, XPU, ...), with the
 # stream itself as the context manager.
@@ -354,7 +344,6 @@ else:
 # ``torch.library.custom_op``               register a Python function as an operator
 # ``torch.library.register_fake``           give the compiler the op's output metadata
 # ``torch.utils.dlpack.to_dlpack``          export a tensor as a DLPack capsule
-# ``torch.from_dlpack``                     import any ``__dlpack__`` array without a copy
 # ``torch.multiprocessing``                 pass tensors between processes via shared memory
 # ``torch.Tensor.share_memory_``            let child processes write into a tensor
 # ``torch.cuda.Stream``                     overlap and order CUDA work; time it with events
