@@ -188,7 +188,8 @@ print("traced:", traced_fn(torch.tensor([-1.0, -2.0])))
 # torch.jit.script
 # ----------------
 # Compiles the Python source itself, so control flow survives, but only code
-# in the TorchScript subset of Python compiles; deprecated in 2.13 like
+# in the TorchScript subset of Python compiles and the source must be readable
+# (a file or Jupyter, not the plain ``python`` prompt); deprecated in 2.13 like
 # ``trace`` (warning caught here).
 import warnings
 
