@@ -4,8 +4,9 @@ Creating tensors
 
 Every way to make a tensor: from Python data, from NumPy arrays and raw buffers
 (with or without copying), from a shape and a fill value, from a range, from
-another tensor's strides, and complex tensors from their parts. Each entry shows
-whether the result shares memory with its source.
+another tensor's strides, complex tensors from their parts, and the way back
+out to other dtypes, devices and Python numbers. Each entry shows whether the
+result shares memory with its source.
 """
 
 # %%
@@ -256,6 +257,35 @@ torch.polar(
 )
 
 # %%
+# .. _api-torch-tensor-to:
+#
+# torch.Tensor.to
+# ---------------
+# Converts dtype and/or device (or copies both from another tensor), returning
+# the tensor itself when nothing changes.
+x = torch.ones(2)
+print(x.to(torch.float16), x.to("cpu") is x)
+x.to(torch.zeros(1, dtype=torch.int8))
+
+# %%
+# .. _api-torch-tensor-item:
+#
+# torch.Tensor.item
+# -----------------
+# The value of a one-element tensor as a Python number (int, float, bool or
+# complex, following the dtype).
+print(torch.tensor([[2.5]]).item(), type(torch.tensor(3).item()).__name__)
+
+# %%
+# .. _api-torch-tensor-tolist:
+#
+# torch.Tensor.tolist
+# -------------------
+# The whole tensor as nested Python lists of numbers (a 0-D tensor gives a
+# plain number).
+print(torch.tensor([[1.5, 2.0], [0.0, -1.0]]).tolist(), torch.tensor(7).tolist())
+
+# %%
 # Summary
 # -------
 #
@@ -282,4 +312,6 @@ torch.polar(
 # ``torch.eye(n, m)``                 an identity matrix
 # ``torch.complex(re, im)``           complex from Cartesian parts
 # ``torch.polar(r, theta)``           complex from polar parts
+# ``t.to(dtype_or_device)``           converted tensor (``t`` itself if unchanged)
+# ``t.item()`` / ``t.tolist()``       Python number / nested lists
 # ==================================  ===========================================

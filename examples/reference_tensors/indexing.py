@@ -234,6 +234,16 @@ torch.put(
 )
 
 # %%
+# .. _api-torch-tensor-fill-diagonal:
+#
+# torch.Tensor.fill_diagonal\_
+# ----------------------------
+# Writes a value on the main diagonal in place; for a tall matrix
+# ``wrap=True`` starts the diagonal again every ``ncols + 1`` rows.
+print(torch.zeros(3, 3).fill_diagonal_(7))
+torch.zeros(5, 2).fill_diagonal_(1, wrap=True)
+
+# %%
 # Summary
 # -------
 #
@@ -257,4 +267,5 @@ torch.put(
 # ``torch.slice_scatter``                   replace a strided slice
 # ``torch.diagonal_scatter``                replace a diagonal
 # ``torch.put(t, idx, v)``                  write at flat positions
+# ``t.fill_diagonal_(v)``                   write a value on the diagonal, in place
 # ========================================  ============================================

@@ -82,6 +82,41 @@ for bad in (torch.tensor([1, 2]), torch.tensor([])):
 torch.numel(torch.empty(2, 5, 3))
 
 # %%
+# .. _api-torch-tensor-size:
+#
+# torch.Tensor.size
+# -----------------
+# The shape as a ``torch.Size`` (a tuple subclass, the same as ``.shape``), or one
+# dimension's length with ``dim``.
+grid = torch.zeros(3, 4)
+print(grid.size(), grid.size(1), grid.size(-1) == grid.shape[-1])
+
+# %%
+# .. _api-torch-tensor-element-size:
+#
+# torch.Tensor.element_size
+# -------------------------
+# Bytes per element, set by the dtype alone (``nbytes`` gives the whole tensor's
+# size).
+for dtype in (torch.float64, torch.bfloat16, torch.bool):
+    print(dtype, torch.empty(0, dtype=dtype).element_size())
+torch.zeros(3, 4).nbytes
+
+# %%
+# .. _api-torch-tensor-get-device:
+#
+# torch.Tensor.get_device
+# -----------------------
+# The index of the GPU holding the tensor, or -1 for a CPU tensor (``.device``
+# gives the full ``torch.device``).
+cpu_tensor = torch.ones(2)
+print(cpu_tensor.get_device(), cpu_tensor.device)
+if torch.cuda.is_available():
+    print(cpu_tensor.cuda().get_device())
+else:
+    print("no CUDA device on this machine: the GPU case is skipped")
+
+# %%
 # .. _api-torch-set-default-dtype:
 #
 # torch.set_default_dtype
@@ -202,6 +237,9 @@ print("int8 range:", torch.iinfo(torch.int8).min, torch.iinfo(torch.int8).max)
 # ``torch.is_floating_point(t)``    real floating dtype?
 # ``torch.is_nonzero(t)``           truth value of a one-element tensor
 # ``torch.numel(t)``                number of elements
+# ``t.size(dim)``                   shape, or one dimension's length
+# ``t.element_size()``              bytes per element (``t.nbytes`` in total)
+# ``t.get_device()``                GPU index, -1 on the CPU
 # ``torch.set_default_dtype(d)``    dtype of Python floats (``get_default_dtype``)
 # ``set_default_tensor_type``       deprecated: use the dtype and device setters
 # ``torch.set_default_device(d)``   device of new tensors (``get_default_device``)

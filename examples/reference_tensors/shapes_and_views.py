@@ -222,6 +222,16 @@ seq = torch.arange(10)
 print(seq.storage_offset(), seq[4:].storage_offset(), seq.view(2, 5)[1].storage_offset())
 
 # %%
+# .. _api-torch-tensor-resize:
+#
+# torch.Tensor.resize\_
+# ---------------------
+# Changes the shape in place, keeping the first elements in memory order and
+# leaving any new ones uninitialised; ``reshape`` is almost always what you want.
+r = torch.arange(6)
+r.resize_(2, 2)
+
+# %%
 # Summary
 # -------
 #
@@ -245,4 +255,5 @@ print(seq.storage_offset(), seq[4:].storage_offset(), seq.view(2, 5)[1].storage_
 # ``t.contiguous()``                  row-major memory
 # ``t.stride()``                      element steps per dimension
 # ``t.storage_offset()``              start of a view in its storage
+# ``t.resize_(shape)``                in-place resize, may drop or add elements
 # ==================================  ==============================================
