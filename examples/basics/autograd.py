@@ -36,7 +36,12 @@ import torch
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 d = w.detach()
 print("detached:", d, "| shares memory:", d.data_ptr() == w.data_ptr())
-print("(w * d).requires_grad:", (w * d).requires_grad, "| (d * d).requires_grad:", (d * d).requires_grad)
+print(
+    "(w * d).requires_grad:",
+    (w * d).requires_grad,
+    "| (d * d).requires_grad:",
+    (d * d).requires_grad,
+)
 w.requires_grad_(False)
 print("after requires_grad_(False):", w)
 

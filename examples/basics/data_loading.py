@@ -83,7 +83,9 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 dataset = TensorDataset(torch.arange(8))
-loader = DataLoader(dataset, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(42))
+loader = DataLoader(
+    dataset, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(42)
+)
 for epoch in range(3):
     print(f"epoch {epoch}:", [batch.tolist() for (batch,) in loader])
 
@@ -99,7 +101,12 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import DataLoader
 
-sentences = [torch.tensor([5, 2, 9]), torch.tensor([7]), torch.tensor([3, 3]), torch.tensor([1, 8, 6, 4])]
+sentences = [
+    torch.tensor([5, 2, 9]),
+    torch.tensor([7]),
+    torch.tensor([3, 3]),
+    torch.tensor([1, 8, 6, 4]),
+]
 
 
 def pad_batch(batch: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:

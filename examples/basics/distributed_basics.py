@@ -44,12 +44,19 @@ import torch.distributed as dist
 with tempfile.TemporaryDirectory() as tmp:
     dist.init_process_group(
         backend="gloo",
-        init_method=f"file://{Path(tmp) / 'rendezvous'}",
+        init_method=(Path(tmp) / "rendezvous").as_uri(),  # file:///... on every OS
         rank=0,
         world_size=1,
     )
     print("initialized:", dist.is_initialized())
-    print("rank", dist.get_rank(), "of world size", dist.get_world_size(), "| backend:", dist.get_backend())
+    print(
+        "rank",
+        dist.get_rank(),
+        "of world size",
+        dist.get_world_size(),
+        "| backend:",
+        dist.get_backend(),
+    )
     dist.destroy_process_group()
 print("initialized after destroy:", dist.is_initialized())
 
@@ -68,7 +75,9 @@ import torch
 import torch.distributed as dist
 
 with tempfile.TemporaryDirectory() as tmp:
-    dist.init_process_group("gloo", init_method=f"file://{Path(tmp) / 'rendezvous'}", rank=0, world_size=1)
+    dist.init_process_group(
+        "gloo", init_method=(Path(tmp) / "rendezvous").as_uri(), rank=0, world_size=1
+    )
     rank, world_size = dist.get_rank(), dist.get_world_size()
 
     grad = torch.tensor([1.0, 2.0, 3.0]) * (rank + 1)

@@ -64,7 +64,9 @@ print("shape:", c1.shape)
 print("all four agree:", all(torch.allclose(c1, c) for c in (c2, c3, c4)))
 print("matrix @ vector:", (a[0] @ torch.ones(3)).shape)
 print("shared weight on a batch:", (a @ torch.randn(3, 5)).shape)
-print("einsum outer product:", torch.einsum("i,j->ij", torch.arange(2.0), torch.arange(3.0)), sep="\n")
+print(
+    "einsum outer product:", torch.einsum("i,j->ij", torch.arange(2.0), torch.arange(3.0)), sep="\n"
+)
 
 # %%
 # .. _basics-inplace:

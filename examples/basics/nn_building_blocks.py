@@ -45,6 +45,7 @@ print("output:", model(torch.zeros(32, 784)).shape)
 # ``.to(device)`` moves every parameter at once.
 import torch
 from torch import nn
+
 from cheatsheet import pick_device
 
 device = pick_device()
@@ -77,7 +78,7 @@ layers = {
     "nn.Embedding(1000, 32)": (nn.Embedding(1000, 32), ids),
 }
 for name, (layer, inp) in layers.items():
-    print(f"{name:<24} {str(tuple(inp.shape)):<12} -> {tuple(layer(inp).shape)}")
+    print(f"{name:<24} {tuple(inp.shape)!s:<12} -> {tuple(layer(inp).shape)}")
 
 # %%
 # .. _basics-conv-layers:
@@ -151,8 +152,14 @@ from torch import nn
 
 pred = torch.tensor([2.5, 0.0, 2.0])
 target = torch.tensor([3.0, -0.5, 2.0])
-print(f"nn.MSELoss(): {nn.MSELoss()(pred, target).item():.4f} = mean of", ((pred - target) ** 2).tolist())
-print(f"nn.L1Loss():  {nn.L1Loss()(pred, target).item():.4f} = mean of", (pred - target).abs().tolist())
+print(
+    f"nn.MSELoss(): {nn.MSELoss()(pred, target).item():.4f} = mean of",
+    ((pred - target) ** 2).tolist(),
+)
+print(
+    f"nn.L1Loss():  {nn.L1Loss()(pred, target).item():.4f} = mean of",
+    (pred - target).abs().tolist(),
+)
 
 # %%
 # .. _basics-classification-losses:

@@ -83,7 +83,10 @@ if torch.cuda.is_available():
     print(".numpy(force=True):     ", g.numpy(force=True))
 else:
     print("skipped the GPU copy: no CUDA GPU on this machine")
-    print("on the CPU, numpy(force=True) still detaches:", torch.ones(2, requires_grad=True).numpy(force=True))
+    print(
+        "on the CPU, numpy(force=True) still detaches:",
+        torch.ones(2, requires_grad=True).numpy(force=True),
+    )
 
 # %%
 # Summary

@@ -96,7 +96,13 @@ x = torch.zeros(1000, 1000)
 view = x[:10]
 print(f"float32 1000x1000: {x.element_size() * x.nelement() / 2**20:.2f} MiB")
 print(f"as float16:        {x.half().element_size() * x.nelement() / 2**20:.2f} MiB")
-print("a 10-row view covers", view.nelement(), "elements but shares", view.untyped_storage().nbytes(), "bytes")
+print(
+    "a 10-row view covers",
+    view.nelement(),
+    "elements but shares",
+    view.untyped_storage().nbytes(),
+    "bytes",
+)
 
 # %%
 # .. _basics-cuda-memory:
@@ -116,15 +122,19 @@ if torch.cuda.is_available():
     big = torch.empty(256, 1024, 1024, device="cuda")  # 1 GiB of float32
     print(f"allocated: {(torch.cuda.memory_allocated() - before) / mib:.0f} MiB more")
     del big
-    print(f"after del: allocated {(torch.cuda.memory_allocated() - before) / mib:.0f} MiB more, "
-          f"reserved {torch.cuda.memory_reserved() / mib:.0f} MiB")
+    print(
+        f"after del: allocated {(torch.cuda.memory_allocated() - before) / mib:.0f} MiB more, "
+        f"reserved {torch.cuda.memory_reserved() / mib:.0f} MiB"
+    )
     print(f"peak:      {torch.cuda.max_memory_allocated() / mib:.0f} MiB")
     torch.cuda.empty_cache()
     print(f"after empty_cache: reserved {torch.cuda.memory_reserved() / mib:.0f} MiB")
     print("\n".join(torch.cuda.memory_summary(abbreviated=True).splitlines()[:12]))
 else:
     print("skipped memory_allocated, max_memory_allocated, memory_reserved, empty_cache and")
-    print("memory_summary: they report the CUDA caching allocator, and this machine has no CUDA GPU")
+    print(
+        "memory_summary: they report the CUDA caching allocator, and this machine has no CUDA GPU"
+    )
 
 # %%
 # Summary

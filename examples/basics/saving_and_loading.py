@@ -122,6 +122,7 @@ import tempfile
 from pathlib import Path
 
 import torch
+
 from cheatsheet import pick_device
 
 device = pick_device()
@@ -130,7 +131,14 @@ with tempfile.TemporaryDirectory() as tmp:
     torch.save({"w": torch.ones(2, device=device)}, path)
     on_cpu = torch.load(path, map_location="cpu")
     on_device = torch.load(path, map_location=device)
-print("saved from:", device, "| map_location='cpu':", on_cpu["w"].device, "| map_location=device:", on_device["w"].device)
+print(
+    "saved from:",
+    device,
+    "| map_location='cpu':",
+    on_cpu["w"].device,
+    "| map_location=device:",
+    on_device["w"].device,
+)
 
 # %%
 # Summary

@@ -120,6 +120,7 @@ print(torch.empty_like(template).dtype)
 # Apple MPS, then Intel XPU, then CPU; set ``CHEATSHEET_DEVICE=cpu`` to force a
 # choice), and ``.to(device)`` copies a tensor there unless it already lives there.
 import torch
+
 from cheatsheet import pick_device
 
 device = pick_device()
@@ -142,6 +143,7 @@ else:
 # Every factory takes ``device=``, which avoids building the tensor on the CPU and
 # copying it; a tensor's ``.device`` can be passed along to keep new tensors beside it.
 import torch
+
 from cheatsheet import pick_device
 
 device = pick_device()

@@ -79,7 +79,9 @@ params = [torch.zeros(1, requires_grad=True)]
 schedules = {
     "StepLR(step_size=3, gamma=0.1)": lambda o: lr_scheduler.StepLR(o, step_size=3, gamma=0.1),
     "CosineAnnealingLR(T_max=8)": lambda o: lr_scheduler.CosineAnnealingLR(o, T_max=8),
-    "OneCycleLR(max_lr=1.0, total_steps=9)": lambda o: lr_scheduler.OneCycleLR(o, max_lr=1.0, total_steps=9),
+    "OneCycleLR(max_lr=1.0, total_steps=9)": lambda o: lr_scheduler.OneCycleLR(
+        o, max_lr=1.0, total_steps=9
+    ),
 }
 for name, make in schedules.items():
     optimizer = torch.optim.SGD(params, lr=1.0)
@@ -100,10 +102,10 @@ for name, make in schedules.items():
 # validation loss, and multiplies the rate by ``factor`` after ``patience`` epochs
 # without improvement.
 import torch
-from torch.optim import lr_scheduler
+from torch.optim.lr_scheduler import ReduceLROnPlateau
 
 optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-scheduler = lr_scheduler.ReduceLROnPlateau(optimizer, mode="min", factor=0.5, patience=2)
+scheduler = ReduceLROnPlateau(optimizer, mode="min", factor=0.5, patience=2)
 val_losses = [1.0, 0.8, 0.7, 0.71, 0.72, 0.70, 0.69, 0.69, 0.70, 0.70]
 for epoch, val_loss in enumerate(val_losses):
     optimizer.step()
@@ -123,6 +125,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
+
 from cheatsheet import pick_device
 
 torch.manual_seed(0)
@@ -132,7 +135,9 @@ labels = (points.pow(2).sum(dim=1) < 1.0).long()  # class 1 inside the circle
 train_loader = DataLoader(TensorDataset(points[:768], labels[:768]), batch_size=128, shuffle=True)
 val_x, val_y = points[768:].to(device), labels[768:].to(device)
 
-model = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2)).to(device)
+model = nn.Sequential(
+    nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 2)
+).to(device)
 criterion = nn.CrossEntropyLoss()
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
 
@@ -157,7 +162,12 @@ for epoch in range(30):
 
 fig, ax = plt.subplots(figsize=(6, 3), layout="constrained")
 ax.plot(range(1, len(history) + 1), history, marker="o", markersize=3)
-ax.set(xlabel="epoch", ylabel="mean training loss", yscale="log", title="Inside-the-circle classifier: loss per epoch")
+ax.set(
+    xlabel="epoch",
+    ylabel="mean training loss",
+    yscale="log",
+    title="Inside-the-circle classifier: loss per epoch",
+)
 ax.grid(True, alpha=0.3)
 plt.show()
 
@@ -207,11 +217,16 @@ full_batch_grad = model.weight.grad.clone()
 
 accumulation_steps = 4
 optimizer.zero_grad()
-for step, (x, y) in enumerate(zip(inputs.chunk(accumulation_steps), targets.chunk(accumulation_steps))):
+for step, (x, y) in enumerate(
+    zip(inputs.chunk(accumulation_steps), targets.chunk(accumulation_steps), strict=True)
+):
     loss = nn.functional.mse_loss(model(x), y) / accumulation_steps
     loss.backward()  # adds into .grad
     if (step + 1) % accumulation_steps == 0:
-        print("accumulated == full batch:", torch.allclose(model.weight.grad, full_batch_grad, atol=1e-6))
+        print(
+            "accumulated == full batch:",
+            torch.allclose(model.weight.grad, full_batch_grad, atol=1e-6),
+        )
         optimizer.step()
         optimizer.zero_grad()
 
