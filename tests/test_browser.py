@@ -144,3 +144,43 @@ def test_copy_button_strips_prompts(page, base_url):
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.startswith("python -m pip install -e .")
     assert "$" not in copied
+
+
+def test_quick_reference_prints_without_navigation(page, base_url):
+    page.goto(f"{base_url}/quickref.html")
+    assert page.locator(".bd-header").first.is_visible()
+    page.emulate_media(media="print")
+    for chrome in (".bd-header", ".bd-sidebar-primary", ".bd-sidebar-secondary", ".bd-footer"):
+        assert not page.locator(chrome).first.is_visible(), f"{chrome} is printed"
+    assert page.locator("article table").first.is_visible()
+
+
+API_NAMES = [
+    "index_select",
+    "inference_mode",
+    "gather",
+    "masked_select",
+    "tensor_split",
+    "frombuffer",
+    "diagonal_scatter",
+    "make_tensor",
+    "matrix_rank",
+    "quantize_per_tensor",
+    "clip_grad_norm_",
+    "pack_padded_sequence",
+    "saved_tensors_hooks",
+    "symbolic_trace",
+    "custom_op",
+]
+
+
+@pytest.mark.parametrize("name", API_NAMES)
+def test_search_puts_the_api_entry_in_the_top_three(page, base_url, site, name):
+    from bs4 import BeautifulSoup
+
+    top = search(page, base_url, name)[:3]
+    for href in top:
+        soup = BeautifulSoup((site / href).read_text(encoding="utf-8"), "html.parser")
+        if any(name in h.get_text() for h in soup.find_all(["h1", "h2", "h3"])):
+            return
+    pytest.fail(f"no page among the top three results for {name!r} has it as a heading: {top}")

@@ -1,6 +1,6 @@
 """Run a function on several local processes, the way a distributed job runs, and show its output.
 
-:func:`run` starts one process per rank on this machine with the environment
+:func:`~cheatsheet.distributed.run` starts one process per rank on this machine with the environment
 ``torch.distributed`` expects (``MASTER_ADDR``, ``MASTER_PORT``, ``RANK``,
 ``WORLD_SIZE``, ``LOCAL_RANK``), captures everything each rank writes to its
 stdout and stderr (C++ output of gloo and c10d included), prints it in rank
@@ -44,7 +44,7 @@ __all__ = [
     "run",
 ]
 
-#: Seconds :func:`run` waits for all ranks before it kills them.
+#: Seconds :func:`~cheatsheet.distributed.run` waits for all ranks before it kills them.
 DEFAULT_TIMEOUT_S = 120.0
 
 # How long a rank that was sent SIGTERM gets before SIGKILL.
@@ -57,7 +57,7 @@ _PRELOAD = ("torch.distributed", "torch._dynamo")
 
 @dataclass(frozen=True)
 class RunResult:
-    """What every rank of a :func:`run` printed and returned.
+    """What every rank of a :func:`~cheatsheet.distributed.run` printed and returned.
 
     Attributes
     ----------
@@ -88,7 +88,7 @@ class RunResult:
 
 
 class DistributedRunError(RuntimeError):
-    """A rank of :func:`run` raised an exception or died.
+    """A rank of :func:`~cheatsheet.distributed.run` raised an exception or died.
 
     Attributes
     ----------
@@ -119,7 +119,7 @@ class DistributedRunError(RuntimeError):
 
 
 class DistributedTimeoutError(TimeoutError):
-    """Ranks of :func:`run` were still running after ``timeout_s`` seconds.
+    """Ranks of :func:`~cheatsheet.distributed.run` were still running after ``timeout_s`` seconds.
 
     Attributes
     ----------
