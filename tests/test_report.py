@@ -35,6 +35,8 @@ def test_baseline_by_label_or_index():
 def test_verdict_is_computed_from_the_medians(table):
     assert table.verdict("compiled") == "compiled is 4.0x faster than eager"
     assert table.verdict("slow") == "slow is 2.0x slower than eager"
+    same = compare([_m("a", 1e-3), _m("b", 1.01e-3)])
+    assert same.verdict("b") == "b is about as fast as a"
 
 
 def test_speedup_phrase():

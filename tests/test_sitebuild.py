@@ -34,6 +34,15 @@ def test_reset_state_undoes_what_a_page_may_leave_behind(restore_torch_state):
     assert torch.get_num_threads() == sitebuild._DEFAULT_THREADS
 
 
+def test_reset_state_turns_off_torch_logging(restore_torch_state):
+    from torch._logging._internal import log_state
+
+    torch._logging.set_logs(recompiles=True)
+    assert log_state.is_artifact_enabled("recompiles")
+    sitebuild.reset_state({}, None, "before")
+    assert not log_state.is_artifact_enabled("recompiles")
+
+
 def test_reset_state_makes_random_draws_repeat(restore_torch_state):
     draws = []
     for _ in range(2):

@@ -37,6 +37,9 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     torch.set_printoptions(profile="default")
     torch.set_float32_matmul_precision("highest")
     torch._dynamo.reset()
+    # A page that turned on TORCH_LOGS-style logging (recompiles, graph breaks)
+    # would otherwise log into every later page.
+    torch._logging.set_logs()
 
 
 class HeaderOrder:

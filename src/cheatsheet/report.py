@@ -96,7 +96,9 @@ class Comparison:
 
     def verdict(self, label: str) -> str:
         """One sentence comparing ``label`` with the baseline, from the measured medians."""
-        return f"{label} is {speedup_phrase(self.speedup(label))} than {self.baseline}"
+        phrase = speedup_phrase(self.speedup(label))
+        joiner = "as" if phrase == "about as fast" else "than"
+        return f"{label} is {phrase} {joiner} {self.baseline}"
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
         header = ["label", "median", "spread (±IQR)", f"speedup vs {self.baseline}", "runs"]
