@@ -31,7 +31,7 @@ def test_reset_state_undoes_what_a_page_may_leave_behind(restore_torch_state):
     assert torch.get_default_dtype() == torch.float32
     assert torch.is_grad_enabled()
     assert not torch.are_deterministic_algorithms_enabled()
-    assert torch.get_num_threads() == sitebuild._DEFAULT_THREADS
+    assert torch.get_num_threads() == sitebuild._default_threads
 
 
 def test_reset_state_turns_off_torch_logging(restore_torch_state):

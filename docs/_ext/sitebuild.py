@@ -8,15 +8,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from cheatsheet import environment
-
-_DEFAULT_THREADS = torch.get_num_threads()
+# torch, numpy and cheatsheet are imported where they are used: a rebuild in which
+# no example runs then never pays the seconds that importing torch costs.
+_default_threads: int | None = None
 
 
 def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> None:
@@ -24,8 +22,15 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
 
     sphinx-gallery runs all examples in one interpreter; without this, a page
     that sets a default device or compiles a function would change the output
-    of the pages after it.
+    of the pages after it. The thread count is restored to what it was before
+    the first page ran.
     """
+    global _default_threads
+    import numpy as np
+    import torch
+
+    if _default_threads is None:
+        _default_threads = torch.get_num_threads()
     random.seed(0)
     np.random.seed(0)
     torch.manual_seed(0)
@@ -33,7 +38,7 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     torch.set_default_dtype(torch.float32)
     torch.set_grad_enabled(True)
     torch.use_deterministic_algorithms(False)
-    torch.set_num_threads(_DEFAULT_THREADS)
+    torch.set_num_threads(_default_threads)
     torch.set_printoptions(profile="default")
     torch.set_float32_matmul_precision("highest")
     torch._dynamo.reset()
@@ -69,19 +74,26 @@ class BuildStampDirective(SphinxDirective):
     """``.. build-stamp::`` renders :func:`cheatsheet.environment` as a table."""
 
     def run(self) -> list[nodes.Node]:
+        from cheatsheet import environment
+
         return [nodes.raw("", environment()._repr_html_(), format="html")]
 
 
-def _always_reread_stamped(
+def _restamp_when_examples_ran(
     app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
-    # The stamp describes the machine and date of *this* build, so pages that
-    # show it are read again each time, even when their source did not change.
+    # The stamp names the machine that produced the outputs on the site. When
+    # this build ran examples, it produced outputs, so the stamped pages are read
+    # again even if their source did not change; when nothing ran, the stamp of
+    # the build that did run them stays true.
+    gallery = app.config.sphinx_gallery_conf
+    if not (gallery.get("passing_examples") or gallery.get("failing_examples")):
+        return []
     return [doc for doc in app.config.stamp_pages if doc in env.found_docs]
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("stamp_pages", [], "env")
     app.add_directive("build-stamp", BuildStampDirective)
-    app.connect("env-get-outdated", _always_reread_stamped)
+    app.connect("env-get-outdated", _restamp_when_examples_ran)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

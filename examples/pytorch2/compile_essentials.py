@@ -7,7 +7,7 @@ captures the PyTorch operations as a graph and hands that graph to a compiler
 backend (by default TorchInductor, which writes C++ for CPUs and Triton for GPUs).
 This page shows the calls and the knobs, then measures what compiling buys on the
 machine that built this page, for a function where fusion helps and for one
-where it cannot.
+where there is little to fuse.
 """
 
 # %%
