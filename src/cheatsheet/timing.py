@@ -21,9 +21,15 @@ __all__ = ["NOISY_IQR_FRACTION", "Measurement", "benchmark", "format_seconds"]
 #: A result whose interquartile range exceeds this fraction of its median is flagged noisy.
 NOISY_IQR_FRACTION = 0.10
 
-# Below this block length the clock's own cost (about a microsecond for
-# perf_counter plus a device synchronize) would show in the result.
-_MIN_BLOCK_S = 1e-3
+# Each timed block lasts about this long: long enough that the clock's own cost
+# (well under a microsecond for perf_counter plus a device synchronize) stays
+# below 0.01% of it and that single-call jitter averages out, short enough that
+# a one-second budget yields about a hundred blocks, so that a burst of
+# interference from the OS spoils a few blocks, which the median then ignores.
+# torch.utils.benchmark's blocks end up the same length.
+_BLOCK_S = 10e-3
+# Share of the time budget spent warming up at the final block size.
+_WARMUP_FRACTION = 0.1
 
 
 def _unit_for(seconds: float) -> tuple[str, float]:
@@ -175,9 +181,10 @@ def benchmark(
     The first call is timed on its own and reported as ``first_call_s``
     (compilation, lazy initialisation, cache warm-up), never mixed into the
     steady state. Then the number of calls per block is calibrated so one
-    block lasts at least ``min_time_s / min_runs`` (and at least 1 ms), one
-    block is run as warm-up, and blocks are timed until both ``min_runs``
-    blocks and ``min_time_s`` seconds are reached. The device is synchronized
+    block lasts at least 10 ms, blocks run as warm-up for a tenth of
+    ``min_time_s``, and blocks are timed until both ``min_runs`` blocks and
+    ``min_time_s`` seconds are reached. The median over many short blocks
+    shrugs off bursts of interference that would skew a few long ones. The device is synchronized
     before every clock read and the garbage collector is paused while timing.
 
     Parameters
@@ -233,13 +240,15 @@ def benchmark(
     first_call_s = block(1)
 
     with _gc_paused():
-        target_s = max(min_time_s / min_runs, _MIN_BLOCK_S)
         number = 1
-        while (elapsed := block(number)) < target_s:
+        # The fastest of three tries: one slow block must not stop calibration early.
+        while (elapsed := min(block(number) for _ in range(3))) < _BLOCK_S:
             # Aim a little past the target so calibration rarely needs another round.
-            grow = 1.2 * target_s / elapsed if elapsed > 0 else 10.0
+            grow = 1.2 * _BLOCK_S / elapsed if elapsed > 0 else 10.0
             number = max(number + 1, min(int(number * grow), number * 100))
-        block(number)  # warm-up at the final block size
+        warm_s = 0.0
+        while warm_s < _WARMUP_FRACTION * min_time_s:
+            warm_s += block(number)
 
         totals: list[float] = []
         while len(totals) < min_runs or sum(totals) < min_time_s:
