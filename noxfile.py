@@ -58,7 +58,13 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run(
-        "sphinx-lint", "--ignore", "docs/gallery", "docs", "examples", "README.md", "CONTRIBUTING.md"
+        "sphinx-lint",
+        "--ignore",
+        "docs/gallery",
+        "docs",
+        "examples",
+        "README.md",
+        "CONTRIBUTING.md",
     )
 
 

@@ -101,15 +101,25 @@ with torch.inference_mode():
     try:
         slow_out, _ = mha(x, x, x, need_weights=False)
         for weights in (True, False):
-            timings.append(benchmark(functools.partial(mha, x, x, x, need_weights=weights),
-                                     label=f"slow path, need_weights={weights}",
-                                     min_time_s=0.3, min_runs=15))
+            timings.append(
+                benchmark(
+                    functools.partial(mha, x, x, x, need_weights=weights),
+                    label=f"slow path, need_weights={weights}",
+                    min_time_s=0.3,
+                    min_runs=15,
+                )
+            )
     finally:
         torch.backends.mha.set_fastpath_enabled(True)
     for weights in (True, False):
-        timings.append(benchmark(functools.partial(mha, x, x, x, need_weights=weights),
-                                 label=f"fast path, need_weights={weights}",
-                                 min_time_s=0.3, min_runs=15))
+        timings.append(
+            benchmark(
+                functools.partial(mha, x, x, x, need_weights=weights),
+                label=f"fast path, need_weights={weights}",
+                min_time_s=0.3,
+                min_runs=15,
+            )
+        )
 
 torch.testing.assert_close(fast_out, slow_out)
 print("fast path output equals slow path output")
@@ -145,8 +155,11 @@ steps = []
 for t in range(length):
     k_cache[:, :, t] = k[:, :, t]
     v_cache[:, :, t] = v[:, :, t]
-    steps.append(F.scaled_dot_product_attention(
-        q[:, :, t : t + 1], k_cache[:, :, : t + 1], v_cache[:, :, : t + 1]))
+    steps.append(
+        F.scaled_dot_product_attention(
+            q[:, :, t : t + 1], k_cache[:, :, : t + 1], v_cache[:, :, : t + 1]
+        )
+    )
 incremental = torch.cat(steps, dim=2)
 torch.testing.assert_close(incremental, full)
 print(f"{length} cached steps == one causal call over {length} tokens")
@@ -167,7 +180,8 @@ chunk = slice(20, 24)  # queries of tokens 20..23, keys of tokens 0..23
 q_new, k_seen, v_seen = q[:, :, chunk], k, v
 top_left = F.scaled_dot_product_attention(q_new, k_seen, v_seen, is_causal=True)
 lower_right = F.scaled_dot_product_attention(
-    q_new, k_seen, v_seen, attn_mask=causal_lower_right(4, length))
+    q_new, k_seen, v_seen, attn_mask=causal_lower_right(4, length)
+)
 print("is_causal=True, error vs full:     ", f"{(top_left - full[:, :, chunk]).abs().max():.3g}")
 print("causal_lower_right, error vs full: ", f"{(lower_right - full[:, :, chunk]).abs().max():.3g}")
 torch.testing.assert_close(lower_right, full[:, :, chunk])
@@ -212,18 +226,27 @@ def generate_with_cache():
     for t in range(n_tokens):
         q, k, v = map(split_heads, qkv_proj(tokens[:, t : t + 1]).chunk(3, dim=-1))
         k_cache[:, :, t : t + 1], v_cache[:, :, t : t + 1] = k, v
-        outs.append(F.scaled_dot_product_attention(q, k_cache[:, :, : t + 1],
-                                                   v_cache[:, :, : t + 1]))
+        outs.append(
+            F.scaled_dot_product_attention(q, k_cache[:, :, : t + 1], v_cache[:, :, : t + 1])
+        )
     return torch.cat(outs, dim=2)
 
 
 torch.testing.assert_close(generate_with_cache(), generate_without_cache())
-decode = compare([
-    benchmark(generate_without_cache, label="no cache (recompute prefix)", device="cpu",
-              min_time_s=0.2, min_runs=5),
-    benchmark(generate_with_cache, label="key/value cache", device="cpu",
-              min_time_s=0.2, min_runs=5),
-])
+decode = compare(
+    [
+        benchmark(
+            generate_without_cache,
+            label="no cache (recompute prefix)",
+            device="cpu",
+            min_time_s=0.2,
+            min_runs=5,
+        ),
+        benchmark(
+            generate_with_cache, label="key/value cache", device="cpu", min_time_s=0.2, min_runs=5
+        ),
+    ]
+)
 print(decode.verdict("key/value cache"))
 decode
 
@@ -289,12 +312,22 @@ print("bfloat16 output:", approx.dtype, f"| max error {(approx.float() - exact).
 with torch.autocast("cpu", dtype=torch.bfloat16):
     print("float32 inputs under autocast ->", F.scaled_dot_product_attention(q, k, v).dtype)
 
-precision = compare([
-    benchmark(F.scaled_dot_product_attention, q, k, v, label="float32",
-              min_time_s=0.3, min_runs=15),
-    benchmark(F.scaled_dot_product_attention, q16, k16, v16, label="bfloat16",
-              min_time_s=0.3, min_runs=15),
-])
+precision = compare(
+    [
+        benchmark(
+            F.scaled_dot_product_attention, q, k, v, label="float32", min_time_s=0.3, min_runs=15
+        ),
+        benchmark(
+            F.scaled_dot_product_attention,
+            q16,
+            k16,
+            v16,
+            label="bfloat16",
+            min_time_s=0.3,
+            min_runs=15,
+        ),
+    ]
+)
 print(precision.verdict("bfloat16"))
 if torch.cuda.is_available():
     qh, kh, vh = (t.to("cuda", torch.float16) for t in (q, k, v))
@@ -350,24 +383,29 @@ rows = []
 with torch.inference_mode():
     for n in lengths:
         q, k, v = (torch.randn(batch, heads, n, head_dim) for _ in range(3))
-        torch.testing.assert_close(naive_attention(q, k, v),
-                                   F.scaled_dot_product_attention(q, k, v),
-                                   atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(
+            naive_attention(q, k, v), F.scaled_dot_product_attention(q, k, v), atol=1e-4, rtol=1e-4
+        )
         row = {"L": n, "score matrix": batch * heads * n * n * 4}
         for name, fn in (("naive", naive_attention), ("sdpa", F.scaled_dot_product_attention)):
             # Few runs per length: the sweep is about the trend, not the last percent.
-            row[f"{name} s"] = benchmark(fn, q, k, v, label=f"{name} L={n}",
-                                         min_time_s=0.05, min_runs=3).median_s
+            row[f"{name} s"] = benchmark(
+                fn, q, k, v, label=f"{name} L={n}", min_time_s=0.05, min_runs=3
+            ).median_s
             row[f"{name} peak"] = peak_bytes(fn, q, k, v)
         rows.append(row)
 
 mib = 2**20
-print(f"{'L':>5} {'naive':>10} {'sdpa':>10} {'speedup':>8} "
-      f"{'L*L scores':>11} {'naive peak':>11} {'sdpa peak':>10}")
+print(
+    f"{'L':>5} {'naive':>10} {'sdpa':>10} {'speedup':>8} "
+    f"{'L*L scores':>11} {'naive peak':>11} {'sdpa peak':>10}"
+)
 for r in rows:
-    print(f"{r['L']:>5} {r['naive s'] * 1e3:>8.2f}ms {r['sdpa s'] * 1e3:>8.2f}ms "
-          f"{r['naive s'] / r['sdpa s']:>7.2f}x {r['score matrix'] / mib:>8.1f}MiB "
-          f"{r['naive peak'] / mib:>8.1f}MiB {r['sdpa peak'] / mib:>7.1f}MiB")
+    print(
+        f"{r['L']:>5} {r['naive s'] * 1e3:>8.2f}ms {r['sdpa s'] * 1e3:>8.2f}ms "
+        f"{r['naive s'] / r['sdpa s']:>7.2f}x {r['score matrix'] / mib:>8.1f}MiB "
+        f"{r['naive peak'] / mib:>8.1f}MiB {r['sdpa peak'] / mib:>7.1f}MiB"
+    )
 environment()
 
 # %%
@@ -410,7 +448,9 @@ if torch.cuda.is_available():
         base = torch.cuda.memory_allocated()
         fn(q, k, v)
         torch.cuda.synchronize()
-        print(f"{name}: peak {(torch.cuda.max_memory_allocated() - base) / 2**20:.1f} MiB above inputs")
+        print(
+            f"{name}: peak {(torch.cuda.max_memory_allocated() - base) / 2**20:.1f} MiB above inputs"
+        )
 else:
     print("skipped: no CUDA device; the CPU numbers above come from the profiler instead")
 

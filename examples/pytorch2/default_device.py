@@ -60,8 +60,10 @@ import torch
 with torch.device("meta"):
     big = torch.nn.Sequential(torch.nn.Linear(8192, 8192), torch.nn.Linear(8192, 8192))
 n_params = sum(p.numel() for p in big.parameters())
-print(f"{n_params / 1e6:.0f} M parameters on {next(big.parameters()).device}, "
-      f"{n_params * 4 / 2**20:.0f} MiB it would take in float32, 0 bytes used")
+print(
+    f"{n_params / 1e6:.0f} M parameters on {next(big.parameters()).device}, "
+    f"{n_params * 4 / 2**20:.0f} MiB it would take in float32, 0 bytes used"
+)
 
 # %%
 # What follows the default, and what does not
@@ -145,11 +147,13 @@ from cheatsheet import benchmark, compare
 
 values = list(range(1000))
 if torch.cuda.is_available():
-    on_cpu = benchmark(torch.tensor, values, label="default cpu", device="cpu",
-                       min_time_s=0.3, min_runs=15)
+    on_cpu = benchmark(
+        torch.tensor, values, label="default cpu", device="cpu", min_time_s=0.3, min_runs=15
+    )
     with torch.device("cuda"):
-        on_gpu = benchmark(torch.tensor, values, label="default cuda", device="cuda",
-                           min_time_s=0.3, min_runs=15)
+        on_gpu = benchmark(
+            torch.tensor, values, label="default cuda", device="cuda", min_time_s=0.3, min_runs=15
+        )
     print(compare([on_cpu, on_gpu]))
 else:
     print("skipped: no CUDA device, so there is no host-to-device copy to time")
@@ -172,22 +176,27 @@ results = {}
 for name in ("empty", "zeros"):
     factory = getattr(torch, name)
     torch.set_default_device(None)
-    plain = benchmark(factory, 16, label=f"torch.{name}(16), no default",
-                      min_time_s=0.3, min_runs=15)
+    plain = benchmark(
+        factory, 16, label=f"torch.{name}(16), no default", min_time_s=0.3, min_runs=15
+    )
     torch.set_default_device("cpu")
     try:
-        with_default = benchmark(factory, 16, label=f"torch.{name}(16), default cpu",
-                                 min_time_s=0.3, min_runs=15)
-        explicit = benchmark(functools.partial(factory, 16, device="cpu"),
-                             label=f"torch.{name}(16, device='cpu'), default cpu",
-                             min_time_s=0.3, min_runs=15)
+        with_default = benchmark(
+            factory, 16, label=f"torch.{name}(16), default cpu", min_time_s=0.3, min_runs=15
+        )
+        explicit = benchmark(
+            functools.partial(factory, 16, device="cpu"),
+            label=f"torch.{name}(16, device='cpu'), default cpu",
+            min_time_s=0.3,
+            min_runs=15,
+        )
     finally:
         torch.set_default_device(None)
     results[name] = compare([plain, with_default, explicit])
 
-for name, table in results.items():
+for table in results.values():
     print(table, end="\n\n")
-for name, table in results.items():
+for table in results.values():
     for m in table.measurements[1:]:
         print(table.verdict(m.label))
 environment()

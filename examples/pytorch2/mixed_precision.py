@@ -20,7 +20,7 @@ import torch
 
 for dtype in (torch.float32, torch.float16, torch.bfloat16):
     info = torch.finfo(dtype)
-    print(f"{str(dtype):15} max {info.max:9.3g}  smallest normal {info.tiny:9.3g}  eps {info.eps:.3g}")
+    print(f"{dtype!s:15} max {info.max:9.3g}  smallest normal {info.tiny:9.3g}  eps {info.eps:.3g}")
 tiny_grad = torch.tensor(1e-8)
 print("1e-8 as float16: ", tiny_grad.to(torch.float16).item())
 print("1e-8 as bfloat16:", tiny_grad.to(torch.bfloat16).item())
@@ -37,8 +37,12 @@ import torch
 model = torch.nn.Linear(16, 8)
 x = torch.randn(4, 16)
 with torch.autocast("cpu"):
-    print("autocast enabled:", torch.is_autocast_enabled("cpu"),
-          "| dtype:", torch.get_autocast_dtype("cpu"))
+    print(
+        "autocast enabled:",
+        torch.is_autocast_enabled("cpu"),
+        "| dtype:",
+        torch.get_autocast_dtype("cpu"),
+    )
     y = model(x)
 print("input", x.dtype, "| weight", model.weight.dtype, "| output", y.dtype)
 
@@ -71,7 +75,7 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     half = x @ w
     print(f"{'operation':16} {'on float32 input':18} on bfloat16 input")
     for name, op in ops.items():
-        print(f"{name:16} {str(op(x).dtype):18} {op(half).dtype}")
+        print(f"{name:16} {op(x).dtype!s:18} {op(half).dtype}")
 
 # %%
 # The same table on CUDA
@@ -91,8 +95,10 @@ if torch.cuda.is_available():
         print("softmax of the matmul output:", F.softmax(half, dim=-1).dtype)
         print("sum of the matmul output:", half.sum().dtype)
 else:
-    print("skipped: no CUDA device; on one, softmax/layer_norm/sum return float32 "
-          "under autocast even on float16 inputs")
+    print(
+        "skipped: no CUDA device; on one, softmax/layer_norm/sum return float32 "
+        "under autocast even on float16 inputs"
+    )
 
 # %%
 # Step out of autocast for one operation
@@ -131,8 +137,16 @@ for step in range(5):
     loss.backward()
     optimizer.step()
     print(f"step {step}: loss {loss.item():.4f}")
-print("logits", logits.dtype, "| loss", loss.dtype,
-      "| weight", model[0].weight.dtype, "| grad", model[0].weight.grad.dtype)
+print(
+    "logits",
+    logits.dtype,
+    "| loss",
+    loss.dtype,
+    "| weight",
+    model[0].weight.dtype,
+    "| grad",
+    model[0].weight.grad.dtype,
+)
 
 # %%
 # ``float16`` on CUDA needs a ``GradScaler``
@@ -146,8 +160,9 @@ import torch.nn.functional as F
 
 if torch.cuda.is_available():
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(),
-                                torch.nn.Linear(64, 10)).cuda()
+    model = torch.nn.Sequential(
+        torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 10)
+    ).cuda()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     scaler = torch.amp.GradScaler("cuda")
     inputs = torch.randn(128, 32, device="cuda")
@@ -178,8 +193,10 @@ from cheatsheet import benchmark, compare, environment
 
 torch.manual_seed(0)
 mlp = torch.nn.Sequential(
-    torch.nn.Linear(1024, 1024), torch.nn.ReLU(),
-    torch.nn.Linear(1024, 1024), torch.nn.ReLU(),
+    torch.nn.Linear(1024, 1024),
+    torch.nn.ReLU(),
+    torch.nn.Linear(1024, 1024),
+    torch.nn.ReLU(),
     torch.nn.Linear(1024, 1024),
 ).eval()
 mlp_bf16 = copy.deepcopy(mlp).to(torch.bfloat16)
@@ -211,12 +228,16 @@ try:
 except (OSError, StopIteration):
     print("CPU flags: not readable on this OS")
 fp32 = benchmark(forward_fp32, batch, label="float32", min_time_s=0.3, min_runs=15)
-autocast = benchmark(forward_autocast, batch, label="autocast bfloat16", min_time_s=0.3, min_runs=15)
+autocast = benchmark(
+    forward_autocast, batch, label="autocast bfloat16", min_time_s=0.3, min_runs=15
+)
 pure = benchmark(forward_bf16, batch_bf16, label="model in bfloat16", min_time_s=0.3, min_runs=15)
 mixed = compare([fp32, autocast, pure])
 reference = forward_fp32(batch)
-for label, out in (("autocast bfloat16", forward_autocast(batch)),
-                   ("model in bfloat16", forward_bf16(batch_bf16))):
+for label, out in (
+    ("autocast bfloat16", forward_autocast(batch)),
+    ("model in bfloat16", forward_bf16(batch_bf16)),
+):
     error = (out.float() - reference).abs().max().item()
     print(f"{mixed.verdict(label)}; largest difference from float32 {error:.3g}")
 environment()

@@ -212,7 +212,7 @@ per_sample_vmap = vmap(grad(sample_loss), in_dims=(None, 0, 0))
 
 def per_sample_loop(inputs, targets):
     grads = {name: [] for name in params}
-    for x, y in zip(inputs, targets):
+    for x, y in zip(inputs, targets, strict=True):
         model.zero_grad()
         F.cross_entropy(model(x.unsqueeze(0)), y.unsqueeze(0)).backward()
         for name, p in model.named_parameters():
@@ -232,10 +232,12 @@ print("per-sample gradients: matches autograd, one backward per sample")
 # and by 64 backward passes.
 from cheatsheet import benchmark, compare, environment
 
-loop_time = benchmark(per_sample_loop, inputs, targets, label="Python loop, 64 backward",
-                      min_time_s=0.3, min_runs=15)
-vmap_time = benchmark(per_sample_vmap, params, inputs, targets, label="vmap(grad(...))",
-                      min_time_s=0.3, min_runs=15)
+loop_time = benchmark(
+    per_sample_loop, inputs, targets, label="Python loop, 64 backward", min_time_s=0.3, min_runs=15
+)
+vmap_time = benchmark(
+    per_sample_vmap, params, inputs, targets, label="vmap(grad(...))", min_time_s=0.3, min_runs=15
+)
 per_sample = compare([loop_time, vmap_time])
 print(per_sample.verdict("vmap(grad(...))"))
 environment()
@@ -263,8 +265,10 @@ import torch
 from torch.func import functional_call, stack_module_state, vmap
 
 torch.manual_seed(0)
-members = [torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
-           for _ in range(5)]
+members = [
+    torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 1))
+    for _ in range(5)
+]
 stacked_params, stacked_buffers = stack_module_state(members)
 template = copy.deepcopy(members[0]).to("meta")
 
