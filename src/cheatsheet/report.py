@@ -124,9 +124,10 @@ class Comparison:
         header, rows = self._rows()
         threads = sorted({m.threads for m in self.measurements})
         devices = sorted({m.device for m in self.measurements})
+        plural = "" if threads == [1] else "s"
         caption = (
             f"Median time per call on {', '.join(devices)} "
-            f"({', '.join(map(str, threads))} threads); runs are blocks × calls per block"
+            f"({', '.join(map(str, threads))} thread{plural}); runs are blocks × calls per block"
         )
         return _html_table(header, rows, caption)
 
