@@ -1,4 +1,6 @@
 import os
+import re
+import signal
 import time
 from pathlib import Path
 
@@ -204,6 +206,9 @@ def test_hanging_rank_times_out_and_everything_is_killed():
     assert "rank(s) 0 of 2 still running after 3 s" in message
     assert "[rank 0] rank 0 started" in message
     assert "[rank 1] rank 1 started" in message
+    if hasattr(signal, "SIGUSR1"):
+        # the hung rank's Python stack shows where it waited
+        assert re.search(r"\[rank 0\] .*line \d+ in _rank_hangs", message), message
     _assert_all_gone(err.pids)
 
 

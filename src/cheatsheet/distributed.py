@@ -16,6 +16,7 @@ its arguments picklable.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import importlib
 import io
 import math
@@ -49,6 +50,9 @@ DEFAULT_TIMEOUT_S = 120.0
 
 # How long a rank that was sent SIGTERM gets before SIGKILL.
 _TERM_GRACE_S = 1.0
+
+# How long hung ranks get to write their stacks before they are stopped.
+_STACK_DUMP_S = 0.5
 
 # Imported once here before fork, so that every rank shares them instead of importing
 # them again: DDP, FSDP and DTensor load dynamo lazily, several seconds per process.
@@ -225,6 +229,10 @@ def _child(
     os.dup2(log_fd, 2)
     os.close(log_fd)
     _rebind_std_streams()
+    if hasattr(signal, "SIGUSR1"):
+        # On a timeout the parent sends SIGUSR1 before killing: every thread's Python
+        # stack goes into this rank's output, which shows where it hung.
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
     os.environ.update(env)
     outcome: dict[str, Any]
     code = 0
@@ -305,6 +313,17 @@ def _stop_all(procs: Sequence[multiprocessing.process.BaseProcess]) -> None:
             # Also clears grandchildren of ranks that exited on their own.
             _kill_group(proc.pid, hard)
         proc.join()
+
+
+def _dump_stacks(procs: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    """Ask hung ranks to write their Python stacks to their output (see ``_child``)."""
+    if not hasattr(signal, "SIGUSR1"):
+        return
+    for proc in procs:
+        if proc.pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(proc.pid, signal.SIGUSR1)
+    time.sleep(_STACK_DUMP_S)
 
 
 def _exit_description(code: int | None) -> str:
@@ -474,6 +493,8 @@ def run(
                         failed = rank
             elapsed_s = time.perf_counter() - start
             running = tuple(rank for rank, proc in enumerate(procs) if proc.exitcode is None)
+            if timed_out:
+                _dump_stacks([procs[rank] for rank in running])
         finally:
             _stop_all(procs)
 
@@ -485,7 +506,8 @@ def run(
             raise DistributedTimeoutError(
                 f"run(): rank(s) {names} of {world_size} still running after {timeout_s:g} s and "
                 "were killed. A rank that waits in a collective its peers never call hangs; "
-                "check that every rank makes the same collective calls, or raise timeout_s.\n"
+                "check that every rank makes the same collective calls, or raise timeout_s. "
+                "The output ends with each hung rank's Python stacks, where the platform allows.\n"
                 f"Output so far:\n{_format_lines(lines)}",
                 running=running,
                 lines=lines,
