@@ -138,6 +138,13 @@ result = run(barrier_demo, world_size=2)
 # wrap time) and averages gradients with ``all_reduce`` during ``backward``.
 # Each rank trains on its own half of the batch; all-gathering the gradients
 # shows they are identical on both ranks after every step.
+#
+# Delete the DDP model before ``destroy_process_group``. Otherwise DDP's
+# C++ reducer holds the last reference to the group, and freeing it later
+# joins gloo's worker threads while holding Python's GIL, which a worker may
+# need to free the last collective's tensors: with PyTorch 2.13 that deadlocked
+# this page's build now and then (in a loop of 40 runs it hung at the second;
+# with ``del model`` first, none of 40 did).
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -168,8 +175,10 @@ def train_ddp(rank, world_size, steps):
         dist.all_gather(all_grads, grad)
         same = all(torch.equal(all_grads[0], g) for g in all_grads)
         print(f"step {step}: local loss {loss.item():.4f}, grads equal on all ranks: {same}")
+    state = model.module.state_dict()
+    del model  # before the process group: see above
     dist.destroy_process_group()
-    return model.module.state_dict()
+    return state
 
 
 result = run(train_ddp, world_size=2, args=(3,))
@@ -219,8 +228,10 @@ def train_compiled(rank, world_size, steps, backend):
         loss.backward()
         opt.step()
         print(f"step {step}: {time.perf_counter() - start:.3f} s, loss {loss.item():.4f}")
+    state = model.module.state_dict()
+    del model  # DDP before the process group, as above
     dist.destroy_process_group()
-    return model.module.state_dict()
+    return state
 
 
 compiled = run(train_compiled, world_size=2, args=(3, "aot_eager"))
@@ -274,6 +285,85 @@ torch.testing.assert_close(sharded.values[0], dict(reference.named_parameters())
 print("FSDP2 step matches single-process training")
 
 # %%
+# .. _distributed-checkpoint:
+#
+# Save sharded, load anywhere: torch.distributed.checkpoint
+# ---------------------------------------------------------
+# ``dcp.save`` has every rank write only its own shards, in parallel, plus one
+# ``.metadata`` file that records how the full tensors were cut. ``dcp.load``
+# fills whatever state dict you hand it, resharding on the way, so the two FSDP2
+# ranks' checkpoint loads into an ordinary, unsharded model in this single
+# process (``no_dist=True``: no process group here). ``checkpoint_id=`` is
+# shorthand for ``storage_writer=dcp.FileSystemWriter(dir)`` and
+# ``storage_reader=dcp.FileSystemReader(dir)``; snippets that call a
+# ``FileSystemLoader`` name a class this PyTorch does not have (checked below).
+import os
+import tempfile
+import warnings
+
+import torch.distributed.checkpoint as dcp
+
+
+def save_sharded(rank, world_size, path):
+    dist.init_process_group("gloo")
+    model = make_model()
+    for layer in model:
+        if isinstance(layer, nn.Linear):
+            fully_shard(layer)
+    fully_shard(model)
+    dcp.save(model.state_dict(), checkpoint_id=path)
+    print("wrote its shards of", len(model.state_dict()), "tensors")
+    dist.destroy_process_group()
+
+
+with tempfile.TemporaryDirectory() as checkpoint_dir:
+    run(save_sharded, world_size=2, args=(checkpoint_dir,))
+    print("checkpoint files:", sorted(os.listdir(checkpoint_dir)))
+    whole = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))  # fresh weights
+    state = whole.state_dict()
+    with warnings.catch_warnings():  # it warns that it assumes one process: that is the point
+        warnings.filterwarnings("ignore", "torch.distributed is disabled")
+        dcp.load(state, checkpoint_id=checkpoint_dir, no_dist=True)
+    whole.load_state_dict(state)
+torch.testing.assert_close(whole.state_dict(), make_model().state_dict())
+print("the sharded checkpoint loaded into an unsharded model equals the original")
+print("dcp.FileSystemLoader exists:", hasattr(dcp, "FileSystemLoader"))
+
+# %%
+# .. _distributed-zero:
+#
+# Shard only the optimizer: ZeroRedundancyOptimizer
+# -------------------------------------------------
+# With plain DDP every rank keeps the whole optimizer state (Adam: two extra
+# copies of every weight). ``ZeroRedundancyOptimizer`` hands each rank the state
+# of some whole parameters only, steps those, and broadcasts the updated
+# weights, so the replicas stay identical. Its split is by parameter, not by
+# element, so small models split unevenly; FSDP2 above shards everything evenly.
+from torch.distributed.optim import ZeroRedundancyOptimizer
+
+
+def train_zero(rank, world_size):
+    dist.init_process_group("gloo")
+    model = DDP(make_model())
+    opt = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=torch.optim.Adam, lr=0.01)
+    x, y = make_batch()
+    x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
+    nn.functional.mse_loss(model(x), y).backward()
+    opt.step()
+    kept = sum(state["exp_avg"].numel() for state in opt.optim.state.values())
+    total = sum(p.numel() for p in model.parameters())
+    print(f"holds Adam state for {kept} of {total} weights")
+    flat = torch.cat([p.detach().flatten() for p in model.parameters()])
+    replicas = [torch.empty_like(flat) for _ in range(world_size)]
+    dist.all_gather(replicas, flat)
+    print("weights identical on all ranks after the step:", torch.equal(*replicas))
+    del opt, model  # DDP before the process group, as above
+    dist.destroy_process_group()
+
+
+zero = run(train_zero, world_size=2)
+
+# %%
 # Launch on real hardware: torchrun
 # ---------------------------------
 # Outside this page, ``torchrun`` starts the processes and sets the same
@@ -283,6 +373,24 @@ print("FSDP2 step matches single-process training")
 #     torchrun --standalone --nproc-per-node=8 train.py --epochs 10
 #
 # Older scripts write ``--nproc_per_node``; both spellings are accepted.
+# Decorate the script's entry point with ``record``: when a rank crashes,
+# ``torchrun``'s failure summary then shows that rank's traceback, not only its
+# exit code. Outside ``torchrun`` the decorator just calls the function. (It
+# also turns on ``faulthandler``, which needs a real stderr; this page captures
+# stderr in memory, so the warning that says so is filtered here.)
+import warnings
+
+from torch.distributed.elastic.multiprocessing.errors import record
+
+
+@record
+def main():
+    print("main() ran; under torchrun a crash here would be reported with its traceback")
+
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", "Unable to enable fault handler")
+    main()
 if torch.cuda.is_available() and torch.cuda.device_count() >= 2:
     print(f"{torch.cuda.device_count()} GPUs here: torchrun --nproc-per-node=gpu would use them")
 else:
@@ -344,7 +452,10 @@ else:
 # wait for all ranks                ``dist.barrier()``
 # data-parallel training            ``DDP(model)``; compiled: ``torch.compile(DDP(model))``
 # sharded parameters (FSDP2)        ``fully_shard(layer)`` per layer, then ``fully_shard(model)``
+# sharded checkpoint                ``dcp.save(sd, checkpoint_id=dir)``, ``dcp.load(sd, checkpoint_id=dir)``
+# sharded optimizer state (ZeRO-1)  ``ZeroRedundancyOptimizer(params, optimizer_class=Adam)``
 # leave cleanly                     ``dist.destroy_process_group()``
 # run ranks from a script or page   ``cheatsheet.distributed.run(fn, world_size=2)``
 # launch on GPUs                    ``torchrun --nproc-per-node=8 train.py``
+# a crashed rank's traceback        ``@record`` on ``main`` (``torch.distributed.elastic``)
 # ================================  ========================================================
