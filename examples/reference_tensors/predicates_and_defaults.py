@@ -224,6 +224,36 @@ print(f"float16: eps={f16.eps}, max={f16.max}, tiny={f16.tiny}")
 print("int8 range:", torch.iinfo(torch.int8).min, torch.iinfo(torch.int8).max)
 
 # %%
+# .. _api-torch-dtype:
+#
+# torch.dtype
+# -----------
+# Every dtype has a canonical name and most have short aliases that are the
+# same object: ``torch.double`` is ``torch.float64``, ``torch.cfloat`` is
+# ``torch.complex64``, ``torch.long`` is ``torch.int64``.
+import torch
+
+for alias in ["half", "float", "double", "cfloat", "cdouble", "short", "int", "long"]:
+    dtype = getattr(torch, alias)
+    canonical = getattr(torch, str(dtype).removeprefix("torch."))
+    print(f"torch.{alias:8} is {dtype}: {dtype is canonical}, {dtype.itemsize} bytes")
+
+# %%
+# .. _api-legacy-tensor-types:
+#
+# torch.LongTensor and the other legacy types
+# -------------------------------------------
+# ``torch.FloatTensor``, ``torch.LongTensor`` and friends predate dtypes; they
+# still construct CPU tensors and ``t.type()`` still returns their names, but
+# new code writes ``torch.tensor(..., dtype=...)`` and ``t.to(dtype)``.
+import torch
+
+old_style = torch.LongTensor([1, 2, 3])
+new_style = torch.tensor([1, 2, 3], dtype=torch.long)
+print(old_style.dtype, old_style.type(), torch.equal(old_style, new_style))
+print(new_style.type(torch.DoubleTensor).dtype, "==", new_style.to(torch.float64).dtype)
+
+# %%
 # Summary
 # -------
 #
@@ -249,4 +279,6 @@ print("int8 range:", torch.iinfo(torch.int8).min, torch.iinfo(torch.int8).max)
 # ``torch.promote_types(d1, d2)``   common dtype of two dtypes
 # ``torch.can_cast(d1, d2)``        is the cast allowed in place
 # ``torch.finfo(d)``                float limits (``torch.iinfo`` for integers)
+# ``torch.double`` etc.             aliases of ``float64`` and the other dtypes
+# ``torch.LongTensor(data)``        legacy: ``torch.tensor(data, dtype=torch.long)``
 # ================================  ==================================================
