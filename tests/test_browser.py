@@ -171,6 +171,9 @@ API_NAMES = [
     "saved_tensors_hooks",
     "symbolic_trace",
     "custom_op",
+    "randperm",
+    "allow_in_graph",
+    "set_float32_matmul_precision",
 ]
 
 

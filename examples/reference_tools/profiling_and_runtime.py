@@ -6,7 +6,8 @@ The runtime plumbing around models: the profiler and its labelled ranges,
 ``torch.futures`` for asynchronous results, ``torch.library`` for registering
 your own operators so ``torch.compile`` can trace them, DLPack for zero-copy
 exchange with other array libraries, ``torch.multiprocessing`` for sharing
-tensors between processes, and streams and events for overlapping GPU work.
+tensors between processes, what the build's compute libraries are and the
+switches they offer, and streams and events for overlapping GPU work.
 Each entry is one sentence, a snippet that runs in a fresh session, and its
 output from the build; GPU-only entries print what they skipped on this CPU-only
 machine.
@@ -193,6 +194,31 @@ torch.library.opcheck(scaled_rows, (torch.randn(3, 5), 2.0))
 print("opcheck passed")
 
 # %%
+# .. _api-library-library:
+#
+# torch.library.Library
+# ---------------------
+# The lower-level registration API under ``custom_op``: ``"DEF"`` creates a
+# namespace, ``define`` declares a schema, and ``impl`` attaches a kernel per
+# dispatch key (``"CPU"``, ``"CUDA"``, ``"Meta"``, ...). An op without a kernel
+# for a device fails there with an error naming what is missing. (``"IMPL"``
+# mode overrides kernels of existing ops such as ``aten``'s.)
+import textwrap
+
+import torch
+from torch.library import Library
+
+lib = Library("cheatsheet_lowlevel", "DEF")
+lib.define("twice(Tensor x) -> Tensor")
+lib.impl("twice", lambda x: x * 2, "CPU")
+
+print(torch.ops.cheatsheet_lowlevel.twice(torch.arange(3.0)))
+try:
+    torch.ops.cheatsheet_lowlevel.twice(torch.ones(2, device="meta"))
+except NotImplementedError as err:
+    print("on meta tensors:", textwrap.shorten(str(err), 150))
+
+# %%
 # .. _api-utils-dlpack:
 #
 # torch.utils.dlpack.to_dlpack
@@ -273,6 +299,75 @@ else:
     print("skipped: no 'fork' start method on this platform")
 
 # %%
+# .. _api-torch-backends:
+#
+# torch.backends
+# --------------
+# One module per compute library, each saying whether this build has it and
+# holding its switches; ``torch.__config__.show()`` prints how the build was
+# configured (versions of MKL, oneDNN, OpenMP, CUDA). Output from this site's
+# build machine:
+import torch
+
+for name, check in [
+    ("mkl", torch.backends.mkl.is_available),
+    ("mkldnn (oneDNN)", torch.backends.mkldnn.is_available),
+    ("openmp", torch.backends.openmp.is_available),
+    ("cuda built", torch.backends.cuda.is_built),
+    ("cudnn", torch.backends.cudnn.is_available),
+    ("mps", torch.backends.mps.is_available),
+]:
+    print(f"{name:16} {check()}")
+print("CPU capability:", torch.backends.cpu.get_cpu_capability())
+print("\n".join(torch.__config__.show().splitlines()[:5]))
+
+# %%
+# .. _api-backends-mkl-verbose:
+#
+# torch.backends.mkl.verbose
+# --------------------------
+# Makes MKL log every call it serves (routine, sizes, time, threads); oneDNN
+# has the same as ``torch.backends.mkldnn.verbose``. The log goes to the
+# process's standard output below Python, where a notebook or this page cannot
+# see it, so the call runs in a child process whose output is captured.
+import subprocess
+import sys
+import textwrap
+
+import torch
+
+child = """
+import torch
+a = torch.randn(256, 256)
+with torch.backends.mkl.verbose(torch.backends.mkl.VERBOSE_ON):
+    a @ a
+"""
+if torch.backends.mkl.is_available():
+    log = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True)
+    for line in log.stdout.splitlines():
+        print(textwrap.fill(line, 100, subsequent_indent="    "))
+else:
+    print("skipped: this PyTorch build has no MKL (ARM and Apple builds use other BLAS)")
+
+# %%
+# .. _api-set-float32-matmul-precision:
+#
+# torch.set_float32_matmul_precision
+# ----------------------------------
+# Lets float32 matrix multiplies use a faster, less precise internal format:
+# ``"highest"`` (the default, full float32), ``"high"`` (TF32 on NVIDIA GPUs
+# since Ampere, which sets ``torch.backends.cuda.matmul.allow_tf32``) or
+# ``"medium"`` (bfloat16 where the hardware supports it). PyTorch prints a hint
+# to set ``"high"`` when it sees a GPU that would benefit.
+import torch
+
+cuda_matmul = torch.backends.cuda.matmul
+print("default:", torch.get_float32_matmul_precision(), "| allow_tf32:", cuda_matmul.allow_tf32)
+torch.set_float32_matmul_precision("high")
+print("now:", torch.get_float32_matmul_precision(), "| allow_tf32:", cuda_matmul.allow_tf32)
+torch.set_float32_matmul_precision("highest")  # restore
+
+# %%
 # .. _api-cuda-stream:
 #
 # torch.cuda.Stream
@@ -280,10 +375,12 @@ else:
 # A CUDA stream is a queue of GPU work; kernels on different streams may
 # overlap, ``torch.cuda.stream(s)`` makes ``s`` current for a block,
 # ``wait_stream`` orders two streams, and ``torch.cuda.Event(enable_timing=True)``
-# pairs time GPU work.
+# pairs time GPU work. Work goes to ``torch.cuda.default_stream()`` unless a
+# block says otherwise.
 import torch
 
 if torch.cuda.is_available():
+    print("default stream:", torch.cuda.default_stream(), "current:", torch.cuda.current_stream())
     side = torch.cuda.Stream()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     a = torch.randn(2048, 2048, device="cuda")
@@ -343,9 +440,13 @@ else:
 # ``torch.futures.wait_all``                block for a list of futures and get their values
 # ``torch.library.custom_op``               register a Python function as an operator
 # ``torch.library.register_fake``           give the compiler the op's output metadata
+# ``torch.library.Library``                 define a schema and register kernels per device
 # ``torch.utils.dlpack.to_dlpack``          export a tensor as a DLPack capsule
 # ``torch.multiprocessing``                 pass tensors between processes via shared memory
 # ``torch.Tensor.share_memory_``            let child processes write into a tensor
+# ``torch.backends.<lib>.is_available()``   what this build can use (MKL, oneDNN, cuDNN, MPS)
+# ``torch.backends.mkl.verbose``            log each MKL call
+# ``torch.set_float32_matmul_precision``    trade float32 matmul precision for speed
 # ``torch.cuda.Stream``                     overlap and order CUDA work; time it with events
 # ``torch.Stream`` / ``torch.Event``        the same for any accelerator
 # ========================================  ========================================================
