@@ -344,7 +344,10 @@ precision
 # matrix (and a second one for the softmax), so its memory grows with L².
 # SDPA's fused CPU kernel works block by block. Memory is measured from the
 # profiler's allocation events (``profile_memory=True``; each event carries
-# the running total), beside the analytic size of one score matrix.
+# the running total), beside the analytic size of one score matrix. The sweep
+# runs on one thread: on this site's small build machine, two OpenMP threads
+# competing with other work made single lengths tens of times slower from one
+# build to the next, which hid the trend this cell is about.
 import json
 import math
 import os
@@ -380,6 +383,8 @@ def peak_bytes(fn, *args):
 batch, heads, head_dim = 1, 2, 64
 lengths = [128, 256, 512, 1024, 2048]
 rows = []
+threads_before = torch.get_num_threads()
+torch.set_num_threads(1)
 with torch.inference_mode():
     for n in lengths:
         q, k, v = (torch.randn(batch, heads, n, head_dim) for _ in range(3))
@@ -388,9 +393,9 @@ with torch.inference_mode():
         )
         row = {"L": n, "score matrix": batch * heads * n * n * 4}
         for name, fn in (("naive", naive_attention), ("sdpa", F.scaled_dot_product_attention)):
-            # Few runs per length: the sweep is about the trend, not the last percent.
+            # A short budget per length: the sweep is about the trend, not the last percent.
             row[f"{name} s"] = benchmark(
-                fn, q, k, v, label=f"{name} L={n}", min_time_s=0.05, min_runs=3
+                fn, q, k, v, label=f"{name} L={n}", min_time_s=0.2, min_runs=9
             ).median_s
             row[f"{name} peak"] = peak_bytes(fn, q, k, v)
         rows.append(row)
@@ -406,7 +411,9 @@ for r in rows:
         f"{r['naive s'] / r['sdpa s']:>7.2f}x {r['score matrix'] / mib:>8.1f}MiB "
         f"{r['naive peak'] / mib:>8.1f}MiB {r['sdpa peak'] / mib:>7.1f}MiB"
     )
-environment()
+stamp = environment()  # while still on one thread, so the stamp says so
+torch.set_num_threads(threads_before)
+stamp
 
 # %%
 # The sweep, plotted
@@ -428,7 +435,7 @@ for ax in (ax_time, ax_mem):
     ax.set_xticks(Ls, [str(n) for n in Ls])
     ax.minorticks_off()
     ax.legend()
-fig.suptitle(f"Attention, batch {batch}, {heads} heads, head dim {head_dim}, float32, CPU")
+fig.suptitle(f"Attention, batch {batch}, {heads} heads, head dim {head_dim}, float32, 1 CPU thread")
 
 # %%
 # On a GPU: ``torch.cuda.max_memory_allocated``
