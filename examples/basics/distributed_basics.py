@@ -97,6 +97,23 @@ with tempfile.TemporaryDirectory() as tmp:
     dist.destroy_process_group()
 
 # %%
+# .. _basics-data-parallel:
+#
+# One process, several GPUs: nn.DataParallel (legacy)
+# ---------------------------------------------------
+# ``nn.DataParallel`` splits each batch across the visible GPUs inside one
+# process, copying the model to every GPU on every call; PyTorch's own docs
+# recommend ``DistributedDataParallel`` instead, even on a single machine. With
+# no GPU it simply calls the wrapped module, as it does here.
+import torch
+from torch import nn
+
+wrapped = nn.DataParallel(nn.Linear(4, 2))
+print("GPUs it would use:", wrapped.device_ids)
+out = wrapped(torch.ones(3, 4))
+print("output shape:", tuple(out.shape), "| wraps:", type(wrapped.module).__name__)
+
+# %%
 # Summary
 # -------
 #
@@ -111,5 +128,6 @@ with tempfile.TemporaryDirectory() as tmp:
 # every rank's tensor             ``dist.all_gather(list_of_tensors, t)``
 # to wait for everyone            ``dist.barrier()``
 # to leave                        ``dist.destroy_process_group()``
+# several GPUs in one process     ``nn.DataParallel(model)``: legacy, prefer DDP
 # several processes               :ref:`sphx_glr_gallery_pytorch2_distributed.py`
 # ==============================  =========================================================

@@ -201,6 +201,37 @@ for rank_state in result.values:
 print("both ranks match single-process training")
 
 # %%
+# .. _distributed-join:
+#
+# Uneven inputs: Join
+# -------------------
+# DDP's backward is a collective, so a rank that runs out of batches early
+# leaves the others waiting in ``all_reduce`` forever (``run`` would kill
+# them after its timeout). Inside ``Join`` a rank that has finished keeps
+# answering its peers' collectives with zero gradients until every rank is done.
+from torch.distributed.algorithms.join import Join
+
+
+def train_uneven(rank, world_size):
+    dist.init_process_group("gloo")
+    model = DDP(make_model())
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    batches = 3 + 2 * rank  # rank 0 runs out of data first
+    gen = torch.Generator().manual_seed(rank)
+    with Join([model]):
+        for _ in range(batches):
+            x, y = torch.randn(4, 8, generator=gen), torch.randn(4, 1, generator=gen)
+            opt.zero_grad()
+            nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+    print(f"finished its {batches} batches")
+    del model  # DDP before the process group, as above
+    dist.destroy_process_group()
+
+
+uneven = run(train_uneven, world_size=2)
+
+# %%
 # torch.compile with DDP
 # ----------------------
 # Compiling the DDP-wrapped model lets dynamo's ``DDPOptimizer`` split the graph
@@ -372,7 +403,8 @@ zero = run(train_zero, world_size=2)
 #
 #     torchrun --standalone --nproc-per-node=8 train.py --epochs 10
 #
-# Older scripts write ``--nproc_per_node``; both spellings are accepted.
+# Older scripts write ``--nproc_per_node``; both spellings are accepted, and
+# ``python -m torch.distributed.run`` is the same program as ``torchrun``.
 # Decorate the script's entry point with ``record``: when a rank crashes,
 # ``torchrun``'s failure summary then shows that rank's traceback, not only its
 # exit code. Outside ``torchrun`` the decorator just calls the function. (It
@@ -452,6 +484,7 @@ else:
 # wait for all ranks                ``dist.barrier()``
 # data-parallel training            ``DDP(model)``; compiled: ``torch.compile(DDP(model))``
 # sharded parameters (FSDP2)        ``fully_shard(layer)`` per layer, then ``fully_shard(model)``
+# ranks with unequal batch counts   ``with Join([ddp_model]):`` around the loop
 # sharded checkpoint                ``dcp.save(sd, checkpoint_id=dir)``, ``dcp.load(sd, checkpoint_id=dir)``
 # sharded optimizer state (ZeRO-1)  ``ZeroRedundancyOptimizer(params, optimizer_class=Adam)``
 # leave cleanly                     ``dist.destroy_process_group()``
