@@ -284,13 +284,17 @@ print("compiled DDP matches single-process training; step 0 includes compilation
 from torch.distributed.fsdp import fully_shard
 
 
-def train_fsdp(rank, world_size):
-    dist.init_process_group("gloo")
+def make_sharded_model():
     model = make_model()
     for layer in model:
         if isinstance(layer, nn.Linear):
             fully_shard(layer)
-    fully_shard(model)
+    return fully_shard(model)
+
+
+def train_fsdp(rank, world_size):
+    dist.init_process_group("gloo")
+    model = make_sharded_model()
     for name, param in model.named_parameters():
         local = tuple(param.to_local().shape)
         print(f"{name:9} full {tuple(param.shape)!s:8} local shard {local!s:8} {param.placements}")
@@ -337,11 +341,7 @@ import torch.distributed.checkpoint as dcp
 
 def save_sharded(rank, world_size, path):
     dist.init_process_group("gloo")
-    model = make_model()
-    for layer in model:
-        if isinstance(layer, nn.Linear):
-            fully_shard(layer)
-    fully_shard(model)
+    model = make_sharded_model()  # FSDP2, as in the cell above
     dcp.save(model.state_dict(), checkpoint_id=path)
     print("wrote its shards of", len(model.state_dict()), "tensors")
     dist.destroy_process_group()
