@@ -357,8 +357,8 @@ else:
 # Lets float32 matrix multiplies use a faster, less precise internal format:
 # ``"highest"`` (the default, full float32), ``"high"`` (TF32 on NVIDIA GPUs
 # since Ampere, which sets ``torch.backends.cuda.matmul.allow_tf32``) or
-# ``"medium"`` (bfloat16 where the hardware supports it). PyTorch prints a hint
-# to set ``"high"`` when it sees a GPU that would benefit.
+# ``"medium"`` (bfloat16 where the hardware supports it). ``torch.compile``
+# prints a hint to set ``"high"`` when it compiles for a GPU with TF32 units.
 import torch
 
 cuda_matmul = torch.backends.cuda.matmul
