@@ -51,6 +51,7 @@ sphinx_gallery_conf = {
         "../examples/basics",
         "../examples/pytorch2",
         "../examples/reference_tensors",
+        "../examples/reference_nn",
         "../examples/reference_tools",
         "*",
     ],
