@@ -179,6 +179,40 @@ else:
     print("skipped: no CUDA device, so the float16 + GradScaler step did not run here")
 
 # %%
+# Clip gradients under a ``GradScaler``: ``unscale_`` first
+# ----------------------------------------------------------
+# After ``scaler.scale(loss).backward()`` the gradients are multiplied by the
+# scale (65536 at the start), so a clipping threshold would apply to the wrong
+# numbers. ``scaler.unscale_(optimizer)`` divides them back in place, and
+# ``scaler.step`` then knows not to divide again. ``GradScaler`` also takes
+# ``"cpu"``, so this cell runs on the machine that built the page.
+import torch
+import torch.nn.functional as F
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+torch.manual_seed(0)
+layers = [torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 4)]
+model = torch.nn.Sequential(*layers).to(device)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler(device)
+inputs = torch.randn(64, 16, device=device)
+labels = torch.randint(0, 4, (64,), device=device)
+for step in range(3):
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device, dtype=torch.float16):
+        loss = F.cross_entropy(model(inputs), labels)
+    scaler.scale(loss).backward()
+    scaled = torch.cat([p.grad.flatten() for p in model.parameters()]).norm()
+    scaler.unscale_(optimizer)
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    scaler.step(optimizer)
+    scaler.update()
+    print(
+        f"{device} step {step}: loss {loss.item():.4f}, gradient norm "
+        f"{scaled:.0f} scaled, {norm:.3f} after unscale_"
+    )
+
+# %%
 # Is ``bfloat16`` faster here?
 # ----------------------------
 # It depends on the CPU's ``bfloat16`` support (AVX-512 BF16, AMX) and on the
@@ -265,5 +299,6 @@ mixed
 # full precision for one block                  nested ``torch.autocast(device, enabled=False)`` + ``.float()``
 # loss scaling for ``float16``                  ``scaler = torch.amp.GradScaler("cuda")``
 # the scaled step                               ``scaler.scale(loss).backward()``, ``scaler.step(opt)``, ``scaler.update()``
+# clip gradients with a scaler                  ``scaler.unscale_(opt)``, then ``clip_grad_norm_``, then ``scaler.step(opt)``
 # deprecated spellings                          ``torch.cuda.amp.autocast``, ``torch.cpu.amp.autocast``, ``torch.cuda.amp.GradScaler``
 # ============================================  ==================================================================================

@@ -2,10 +2,12 @@ r"""
 Linear algebra and Fourier transforms
 =====================================
 
-The ``torch.linalg`` functions (norms, rank, determinant, inverse, solvers,
-and the Cholesky, QR, eigenvalue and singular value decompositions) and the
-``torch.fft`` transforms with their frequency helper. Every function accepts
-batches: leading dimensions are treated as a stack of matrices or signals.
+Matrix and vector products, the ``torch.linalg`` functions (norms, rank,
+determinant, inverse, solvers, and the Cholesky, QR, eigenvalue and singular
+value decompositions) and the ``torch.fft`` transforms with their frequency
+helper. The ``torch.linalg`` and ``torch.fft`` functions accept batches:
+leading dimensions are treated as a stack of matrices or signals; ``dot``,
+``mm`` and ``mv`` are strictly 1-D or 2-D.
 """
 
 # %%
@@ -19,6 +21,102 @@ import torch
 
 print(torch.diag(torch.tensor([1, 2, 3])))
 torch.diag(torch.tensor([[1, 2], [3, 4]]))
+
+# %%
+# .. _api-torch-dot:
+#
+# torch.dot
+# ---------
+# The dot product of two 1-D tensors and nothing else: it refuses matrices
+# instead of broadcasting (``torch.inner`` and ``@`` generalise it).
+import torch
+
+a = torch.tensor([1.0, 2.0, 3.0])
+b = torch.tensor([4.0, 5.0, 6.0])
+print(torch.dot(a, b), torch.inner(a, b), a @ b)
+try:
+    torch.dot(a.reshape(1, 3), b.reshape(3, 1))
+except RuntimeError as err:
+    print("RuntimeError:", err)
+
+# %%
+# .. _api-torch-outer:
+#
+# torch.outer
+# -----------
+# Every product ``a[i] * b[j]`` as a matrix, a rank-1 matrix; the same as
+# ``a[:, None] * b[None, :]``.
+import torch
+
+a = torch.tensor([1.0, 2.0, 3.0])
+b = torch.tensor([1.0, -1.0])
+torch.outer(a, b)
+
+# %%
+# .. _api-torch-mm:
+#
+# torch.mm and torch.mv
+# ---------------------
+# Matrix times matrix and matrix times vector, strictly 2-D (and 1-D): no
+# broadcasting and no batches, unlike ``torch.matmul``.
+import torch
+
+A = torch.arange(6.0).reshape(2, 3)
+B = torch.arange(12.0).reshape(3, 4)
+print(torch.mm(A, B))
+torch.mv(A, torch.tensor([1.0, 0.0, -1.0]))
+
+# %%
+# .. _api-torch-addmm:
+#
+# torch.addmm
+# -----------
+# ``beta * input + alpha * (m1 @ m2)`` in one call, the fused form of a linear
+# layer with bias; ``baddbmm`` is the batched version.
+import torch
+
+A = torch.arange(6.0).reshape(2, 3)
+B = torch.arange(12.0).reshape(3, 4)
+bias = torch.ones(2, 4)
+fused = torch.addmm(bias, A, B, beta=0.5, alpha=2.0)
+print(fused)
+torch.equal(fused, 0.5 * bias + 2.0 * (A @ B))
+
+# %%
+# .. _api-torch-kron:
+#
+# torch.kron
+# ----------
+# The Kronecker product: each entry of the first tensor scales a whole copy of
+# the second, here giving a block-diagonal matrix.
+import torch
+
+torch.kron(torch.eye(2), torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+
+# %%
+# .. _api-torch-tensordot:
+#
+# torch.tensordot
+# ---------------
+# Sums products over the listed pairs of dimensions, here dims 1 and 2 of ``x``
+# against dims 1 and 0 of ``y``; the dimensions left over form the result.
+import torch
+
+x = torch.ones(2, 3, 4)
+y = torch.ones(4, 3, 5)
+out = torch.tensordot(x, y, dims=([1, 2], [1, 0]))
+print(out.shape, out[0, 0].item())  # 3 * 4 products of ones summed
+
+# %%
+# .. _api-torch-linalg-cross:
+#
+# torch.linalg.cross
+# ------------------
+# The 3-D cross product along ``dim`` (last by default), batched and
+# broadcasting; x cross y is z.
+import torch
+
+torch.linalg.cross(torch.tensor([1.0, 0.0, 0.0]), torch.tensor([0.0, 1.0, 0.0]))
 
 # %%
 # .. _api-torch-tensor-mh:
@@ -243,6 +341,13 @@ torch.fft.fftshift(torch.fft.fftfreq(4, d=0.5))
 # ==========================================  ===========================================
 # ``torch.diag(t)``                           diagonal matrix or diagonal
 # ``t.mH``                                    conjugate transpose (``adjoint()``)
+# ``torch.dot(a, b)``                         dot product of two vectors
+# ``torch.outer(a, b)``                       outer product
+# ``torch.mm(A, B)``, ``torch.mv(A, v)``      strictly 2-D products
+# ``torch.addmm(C, A, B)``                    ``beta * C + alpha * A @ B``
+# ``torch.kron(A, B)``                        Kronecker product
+# ``torch.tensordot(x, y, dims)``             contraction over chosen dims
+# ``torch.linalg.cross(a, b)``                3-D cross product
 # ``torch.linalg.vector_norm(t, ord)``        vector norms
 # ``torch.linalg.matrix_norm(A, ord)``        matrix norms
 # ``torch.linalg.matrix_rank(A)``             numerical rank

@@ -166,6 +166,35 @@ for name, sample in [
     print(f"{name:21}", sample(buf))
 
 # %%
+# .. _api-torch-distributions:
+#
+# torch.distributions
+# -------------------
+# Distribution objects that sample and score: ``log_prob`` is differentiable, so
+# ``-log_prob(action) * reward`` is the policy-gradient (REINFORCE) loss, and
+# ``rsample`` draws through the parameters (the reparameterisation trick) where
+# ``sample`` cuts the graph.
+import torch
+from torch.distributions import Categorical, Normal
+
+torch.manual_seed(0)
+logits = torch.tensor([2.0, 0.5, -1.0], requires_grad=True)
+policy = Categorical(logits=logits)
+actions = policy.sample((5,))
+reward = torch.tensor([1.0, -1.0, 0.5, 1.0, 0.0])
+loss = -(policy.log_prob(actions) * reward).mean()
+loss.backward()
+print("probs   ", policy.probs.detach().round(decimals=3))
+print("actions ", actions)
+print("log_prob", policy.log_prob(actions).detach().round(decimals=3))
+print("grad of the logits", logits.grad.round(decimals=4))
+
+mean = torch.tensor(0.0, requires_grad=True)
+normal = Normal(mean, 1.0)
+print("rsample keeps the graph:", normal.rsample((3,)).requires_grad)
+print("sample does not:        ", normal.sample((3,)).requires_grad)
+
+# %%
 # .. _api-torch-get-rng-state:
 #
 # torch.get_rng_state and set_rng_state
@@ -215,6 +244,7 @@ print(expected, torch.equal(expected, torch.rand(2)))
 # ``torch.poisson(rate)``                      Poisson counts per element
 # ``t.uniform_(a, b)`` / ``t.normal_(m, s)``   refill ``t`` in place
 # ``t.exponential_``, ``cauchy_``, ...         other in-place samplers
+# ``Categorical(logits=l).log_prob(a)``        score a sample; ``rsample`` to backprop through it
 # ``torch.get_rng_state`` / ``set_rng_state``  save and restore the stream
 # ``torch.random.fork_rng()``                  draw without disturbing the stream
 # ===========================================  ================================================

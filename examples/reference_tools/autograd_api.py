@@ -299,6 +299,67 @@ y.sum().backward()
 print("mask requires_grad:", keep.requires_grad, "| u.grad:", u.grad)
 
 # %%
+# .. _api-mark-dirty:
+#
+# ctx.mark_dirty
+# --------------
+# Declares an input that ``forward`` modified in place, which the
+# ``autograd.Function`` contract asks of every such input: autograd then records
+# the returned tensor as that same input, changed, rather than as a new output.
+import torch
+
+
+class DoubleInPlace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        inp.mul_(2)
+        ctx.mark_dirty(inp)
+        return inp
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out * 2
+
+
+leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+work = leaf.clone()  # a leaf that requires grad cannot be changed in place
+out = DoubleInPlace.apply(work)
+out.sum().backward()
+print("same tensor:", out is work, "| values:", out.detach(), "| leaf.grad:", leaf.grad)
+
+# %%
+# .. _api-set-materialize-grads:
+#
+# ctx.set_materialize_grads
+# -------------------------
+# By default ``backward`` receives zero tensors for outputs that got no
+# gradient; ``ctx.set_materialize_grads(False)`` passes ``None`` instead, which
+# saves allocating zeros when many outputs go unused.
+import torch
+
+
+class SplitTwo(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        ctx.set_materialize_grads(False)
+        return inp.clone(), inp.clone()
+
+    @staticmethod
+    def backward(ctx, grad_a, grad_b):
+        print("grad_a:", grad_a, "| grad_b:", grad_b)
+        total = torch.zeros_like(grad_a if grad_a is not None else grad_b)
+        for grad in (grad_a, grad_b):
+            if grad is not None:
+                total = total + grad
+        return total
+
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+first, _ = SplitTwo.apply(x)
+(3 * first).sum().backward()
+x.grad
+
+# %%
 # .. _api-gradcheck:
 #
 # torch.autograd.gradcheck
@@ -453,6 +514,8 @@ print("after:  ", torch.is_anomaly_enabled())
 # ``torch.autograd.graph.disable_saved_tensors_hooks``  forbid saved-tensor hooks in a block
 # ``torch.autograd.Function``                           write an op with its own backward formula
 # ``ctx.mark_non_differentiable``                       declare outputs without gradients
+# ``ctx.mark_dirty``                                    declare inputs that ``forward`` changed in place
+# ``ctx.set_materialize_grads(False)``                  get ``None``, not zeros, for unused outputs
 # ``torch.autograd.gradcheck``                          test a backward formula numerically
 # ``torch.autograd.functional.jacobian``                a full Jacobian at a point
 # ``torch.autograd.functional.hessian``                 a full Hessian at a point

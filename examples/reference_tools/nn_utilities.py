@@ -237,6 +237,38 @@ for idx, mod in enumerate(stack):
     print(f"layer {idx}: {(mod.weight == 0).float().mean():.0%} zeros")
 
 # %%
+# .. _api-prune-custom-from-mask:
+#
+# torch.nn.utils.prune.custom_from_mask
+# -------------------------------------
+# Applies a mask you computed yourself (1 keeps, 0 prunes), with the same
+# ``weight_orig`` and ``weight_mask`` bookkeeping as the built-in methods.
+import torch
+from torch import nn
+from torch.nn.utils import prune
+
+torch.manual_seed(0)
+fc = nn.Linear(3, 2)
+prune.custom_from_mask(fc, name="weight", mask=torch.tensor([[1, 0, 1], [0, 1, 0]]))
+fc.weight
+
+# %%
+# .. _api-prune-random-structured:
+#
+# torch.nn.utils.prune.random_structured
+# --------------------------------------
+# Removes whole slices along ``dim`` chosen at random rather than by norm: a
+# baseline to check that a norm-based choice is worth it.
+import torch
+from torch import nn
+from torch.nn.utils import prune
+
+torch.manual_seed(0)
+conv = nn.Conv2d(1, 4, kernel_size=3)
+prune.random_structured(conv, name="weight", amount=0.5, dim=0)
+print("output channels kept:", conv.weight_mask.flatten(1).all(dim=1).tolist())
+
+# %%
 # .. _api-prune-remove:
 #
 # torch.nn.utils.prune.remove
@@ -469,6 +501,8 @@ print(type(rot).__name__, "|", [n for n, _ in rot.named_parameters()])
 # ``torch.nn.utils.prune.l1_unstructured``                    mask the smallest weights of one tensor
 # ``torch.nn.utils.prune.ln_structured``                      mask whole channels or rows by norm
 # ``torch.nn.utils.prune.global_unstructured``                mask the smallest weights across layers
+# ``torch.nn.utils.prune.custom_from_mask``                   apply a mask you computed
+# ``torch.nn.utils.prune.random_structured``                  mask random channels or rows
 # ``torch.nn.utils.prune.remove``                             make pruning permanent
 # ``torch.nn.utils.rnn.pad_sequence``                         pad a list of sequences into a batch
 # ``torch.nn.utils.rnn.pack_padded_sequence``                 pack a padded batch for an RNN
