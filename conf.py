@@ -8,6 +8,8 @@ from pathlib import Path
 ROOT = Path(__file__).parent.resolve()
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
+import sitebuild  # this site's build hooks, found through the path above
+
 # -- Project information -----------------------------------------------------
 
 project = "PyTorch 2 runnable cheat sheet"
@@ -36,8 +38,10 @@ napoleon_use_rtype = False
 
 # -- MyST --------------------------------------------------------------------
 
-myst_enable_extensions = ["colon_fence", "deflist"]
+myst_enable_extensions = ["colon_fence", "deflist", "substitution"]
 myst_heading_anchors = 3
+# The landing page states how many reference entries there are; counted, not typed.
+myst_substitutions = {"api_entries": str(sitebuild.count_api_entries(ROOT / "examples"))}
 
 # -- sphinx-gallery ----------------------------------------------------------
 

@@ -174,6 +174,16 @@ API_NAMES = [
     "randperm",
     "allow_in_graph",
     "set_float32_matmul_precision",
+    "ModuleList",
+    "AdaptiveMaxPool2d",
+    "ReflectionPad2d",
+    "RMSNorm",
+    "GRUCell",
+    "TransformerEncoderLayer",
+    "CTCLoss",
+    "tensordot",
+    "mark_dirty",
+    "TCPStore",
 ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -120,6 +121,16 @@ def test_landing_page_shows_the_build_machine(site):
     assert "PyTorch" in table.get_text()
     for section in ("gallery/basics/index.html", "gallery/pytorch2/index.html"):
         assert soup.find("a", href=section), f"the landing page does not link {section}"
+
+
+def test_landing_page_counts_the_reference_entries(site):
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        from sitebuild import count_api_entries
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
+    text = " ".join(_soup(site / "index.html").get_text().split())
+    assert f"{count_api_entries(ROOT / 'examples')} entries" in text
 
 
 def test_benchmark_pages_show_tables_plots_and_computed_verdicts(site):

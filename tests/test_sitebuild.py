@@ -94,3 +94,17 @@ def test_header_order_of_the_real_sections():
     pytorch2 = Path(__file__).resolve().parents[1] / "examples" / "pytorch2"
     key = sitebuild.HeaderOrder(pytorch2)
     assert key("compile_essentials.py") < key("sdpa.py") < key("dtensor.py")
+
+
+def test_count_api_entries_counts_labelled_cells_of_reference_pages(tmp_path):
+    (tmp_path / "reference_a").mkdir()
+    (tmp_path / "basics").mkdir()
+    (tmp_path / "reference_a" / "page.py").write_text(
+        "# %%\n# .. _api-torch-one:\n#\n# torch.one\n"
+        "# %%\n# .. _api-nn-two:\n#\n# torch.nn.two\n"
+        "# %%\n# .. _basics-three:\n#\n# not an API entry\n"
+        "x = 1  # .. _api-inline: is code, not a label\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "basics" / "page.py").write_text("# .. _api-elsewhere:\n", encoding="utf-8")
+    assert sitebuild.count_api_entries(tmp_path) == 2

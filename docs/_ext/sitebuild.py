@@ -47,6 +47,15 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     torch._logging.set_logs()
 
 
+_API_LABEL = re.compile(r"^# \.\. _api-[\w-]+:$", re.MULTILINE)
+
+
+def count_api_entries(examples: str | os.PathLike[str]) -> int:
+    """Count the API reference entries: cells labelled ``api-...`` in ``examples/reference_*``."""
+    pages = sorted(Path(examples).glob("reference_*/*.py"))
+    return sum(len(_API_LABEL.findall(p.read_text(encoding="utf-8"))) for p in pages)
+
+
 class HeaderOrder:
     """Order examples as their folder's ``GALLERY_HEADER.rst`` first links them.
 
