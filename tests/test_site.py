@@ -48,6 +48,18 @@ def test_every_example_has_an_executed_page(site, example):
     assert not _soup(page).select(".highlight-pytb"), f"{page} shows a traceback"
 
 
+def test_no_page_prints_an_object_repr_instead_of_its_output(site):
+    # A figure or object left as a cell's last expression shows up as text like
+    # "<Figure size 700x380 with 1 Axes>" or "<function f at 0x7f...>".
+    leaked = re.compile(r"<(Figure size|matplotlib\.|function |[\w.]+ object at 0x)")
+    offenders = []
+    for example in EXAMPLES:
+        for out in _soup(_example_page(site, example)).select("div.sphx-glr-script-out pre"):
+            if found := leaked.search(out.get_text()):
+                offenders.append(f"{example.name}: {found.group(0)}")
+    assert not offenders, offenders
+
+
 def _search_index(site: Path) -> dict:
     text = (site / "searchindex.js").read_text(encoding="utf-8")
     return json.loads(text[text.index("(") + 1 : text.rindex(")")])

@@ -205,9 +205,7 @@ environment()
 # Plot of the ``torch.empty`` timings
 # -----------------------------------
 # The same medians as bars; whiskers show the spread between runs.
-import matplotlib.pyplot as plt
-
-fig = plt.figure(results["empty"].plot("torch.empty(16): cost of a default device"))
+fig = results["empty"].plot("torch.empty(16): cost of a default device")
 
 # %%
 # Reset before you leave

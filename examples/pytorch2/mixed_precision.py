@@ -280,9 +280,7 @@ environment()
 # The measurements
 # ----------------
 # The table and plot of the three runs above.
-import matplotlib.pyplot as plt
-
-fig = plt.figure(mixed.plot("MLP forward, batch 256, width 1024"))
+fig = mixed.plot("MLP forward, batch 256, width 1024")
 mixed
 
 # %%

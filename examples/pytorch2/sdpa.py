@@ -140,7 +140,7 @@ attention_table = compare(timings, baseline="by hand")
 attention_table
 
 # %%
-attention_table.plot(title="Attention, (4, 8, 512, 64) float32: speedup over by hand")
+fig = attention_table.plot(title="Attention, (4, 8, 512, 64) float32: speedup over by hand")
 
 # %%
 # What the measurement says

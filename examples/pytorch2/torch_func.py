@@ -247,9 +247,7 @@ environment()
 # --------------------------------
 # Medians per call of the 64-sample batch; the spread column says how stable
 # each timing was on this machine.
-import matplotlib.pyplot as plt
-
-fig = plt.figure(per_sample.plot("Per-sample gradients of a 64-sample batch"))
+fig = per_sample.plot("Per-sample gradients of a 64-sample batch")
 per_sample
 
 # %%
