@@ -284,6 +284,28 @@ print("stacked weight shape:", tuple(stacked_params["0.weight"].shape))
 print("ensemble output:", tuple(ensemble.shape), "- matches running each member")
 
 # %%
+# Older code: ``functorch.combine_state_for_ensemble``
+# ----------------------------------------------------
+# Before 2.0 these transforms lived in the separate ``functorch`` package, and
+# ensembles were built with ``combine_state_for_ensemble``. Its deprecation
+# warning says it would be deleted in a version ``>= 2.3``, yet the installed
+# PyTorch still ships it, so the warning below comes from a real call: port to
+# ``stack_module_state`` as above.
+import warnings
+
+import torch
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import functorch
+
+    members = [torch.nn.Linear(2, 2) for _ in range(3)]
+    fmodel, params, buffers = functorch.combine_state_for_ensemble(members)
+print("torch", torch.__version__, "| still callable, returns", type(fmodel).__name__)
+print("stacked parameter shapes:", [tuple(p.shape) for p in params])
+print(f"{caught[0].category.__name__}: {str(caught[0].message).split(';')[0]}")
+
+# %%
 # Summary
 # -------
 #

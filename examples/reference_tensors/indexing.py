@@ -131,16 +131,25 @@ torch.index_add(acc, 0, torch.tensor([0, 2, 0]), torch.ones(3, 2), alpha=10)
 #
 # torch.index_copy
 # ----------------
-# Writes the rows of ``source`` into the rows listed in ``index``.
-torch.index_copy(torch.zeros(4, 2), 0, torch.tensor([3, 1]), torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+# Writes the rows of ``source`` into the rows listed in ``index``; the method
+# ``index_copy_`` does it in place, as do ``index_add_``, ``index_fill_``,
+# ``masked_scatter_``, ``scatter_add_`` and ``put_`` for the entries around this one.
+rows = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+print(torch.index_copy(torch.zeros(4, 2), 0, torch.tensor([3, 1]), rows))
+target = torch.zeros(4, 2)
+target.index_copy_(0, torch.tensor([0, 2]), rows)
+target
 
 # %%
 # .. _api-torch-index-fill:
 #
 # torch.index_fill
 # ----------------
-# Sets whole slices, chosen by index along ``dim``, to one value.
-torch.index_fill(torch.ones(2, 4), 1, torch.tensor([0, 3]), -5.0)
+# Sets whole slices, chosen by index along ``dim``, to one value
+# (``index_fill_`` in place).
+grid = torch.ones(2, 4)
+grid.index_fill_(1, torch.tensor([0, 3]), -5.0)
+grid
 
 # %%
 # .. _api-torch-masked-fill:
@@ -161,7 +170,10 @@ torch.masked_fill(logits, pad, float("-inf"))
 # Fills the masked positions, in row-major order, with consecutive elements of
 # ``source``.
 mask = torch.tensor([[True, False, True], [False, True, False]])
-torch.masked_scatter(torch.zeros(2, 3), mask, torch.tensor([7.0, 8.0, 9.0, 99.0]))
+print(torch.masked_scatter(torch.zeros(2, 3), mask, torch.tensor([7.0, 8.0, 9.0, 99.0])))
+board = torch.zeros(2, 3)
+board.masked_scatter_(~mask, torch.tensor([1.0, 2.0, 3.0]))  # in place
+board
 
 # %%
 # .. _api-torch-scatter:
@@ -183,7 +195,9 @@ torch.scatter(torch.zeros(2, 4), 1, torch.tensor([[3], [1]]), 1.0)
 # ``scatter`` that sums values landing on the same position (a histogram by
 # index).
 labels = torch.tensor([0, 2, 2, 1, 2])
-torch.scatter_add(torch.zeros(3), 0, labels, torch.ones(5))
+counts = torch.zeros(3)
+counts.scatter_add_(0, labels, torch.ones(5))  # in place; torch.scatter_add returns a copy
+counts
 
 # %%
 # .. _api-torch-scatter-reduce:

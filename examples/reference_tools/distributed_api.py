@@ -613,6 +613,21 @@ else:
     print("skipped: NCCL version and GPU count (no NCCL or no CUDA GPU here)")
 
 # %%
+# .. _api-distributed-all-reduce-multigpu:
+#
+# torch.distributed.all_reduce_multigpu (removed)
+# -----------------------------------------------
+# Older tutorials pass a list of tensors, one per GPU of the process, to the
+# ``*_multigpu`` collectives. The installed PyTorch no longer has them: run
+# one process per GPU and call the plain collective, as every page here does.
+import torch
+import torch.distributed as dist
+
+print("torch", torch.__version__)
+for name in ("all_reduce", "all_gather", "broadcast", "reduce", "reduce_scatter"):
+    print(f"{name + '_multigpu':25} present: {hasattr(dist, name + '_multigpu')}")
+
+# %%
 # Summary
 # -------
 #
@@ -641,4 +656,5 @@ else:
 # ``torch.distributed.is_initialized``                                              check for a default process group
 # ``torch.distributed.is_gloo_available``                                           check the build for gloo
 # ``torch.distributed.is_nccl_available``                                           check the build for NCCL
+# ``torch.distributed.all_reduce_multigpu``                                         gone: one process per GPU, plain collectives
 # ================================================================================  =================================================

@@ -74,6 +74,28 @@ with profile(record_shapes=True) as prof, record_function("three_matmuls"):
 print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=5, max_name_column_width=20))
 
 # %%
+# .. _api-autograd-profiler-emit-nvtx:
+#
+# torch.autograd.profiler.emit_nvtx
+# ---------------------------------
+# Marks every operator (forward and backward) with an NVTX range, so that
+# NVIDIA Nsight Systems shows PyTorch op names on its GPU timeline; it does
+# nothing useful without CUDA: in a build without it, it raises.
+import torch
+
+if torch.cuda.is_available():
+    x = torch.randn(512, 512, device="cuda", requires_grad=True)
+    with torch.autograd.profiler.emit_nvtx():
+        (x @ x).sum().backward()
+    print("ranges emitted; run under `nsys profile -t cuda,nvtx python script.py` to see them")
+else:
+    try:
+        with torch.autograd.profiler.emit_nvtx():
+            pass
+    except (AssertionError, RuntimeError) as err:
+        print(f"skipped, no CUDA here: {type(err).__name__}: {err}")
+
+# %%
 # .. _api-futures-future:
 #
 # torch.futures.Future
@@ -425,6 +447,28 @@ else:
     print("skipped: no accelerator, and CPU streams have no events to time")
 
 # %%
+# .. _api-tensor-pin-memory:
+#
+# torch.Tensor.pin_memory
+# -----------------------
+# Copies a CPU tensor into page-locked memory, from which copies to a GPU are
+# faster and can run asynchronously with ``.to("cuda", non_blocking=True)``;
+# ``is_pinned()`` tells. Pinning needs an accelerator: on a CPU-only machine it raises.
+import torch
+
+batch = torch.randn(4, 3)
+print("pinned:", batch.is_pinned())
+if torch.accelerator.is_available():
+    pinned = batch.pin_memory()
+    on_device = pinned.to(torch.accelerator.current_accelerator(), non_blocking=True)
+    print("pinned:", pinned.is_pinned(), "| copied to", on_device.device)
+else:
+    try:
+        batch.pin_memory()
+    except RuntimeError as err:
+        print(f"skipped, no accelerator here: RuntimeError: {err}")
+
+# %%
 # Summary
 # -------
 #
@@ -434,6 +478,7 @@ else:
 # ``torch.profiler.profile``                record the operators a block runs
 # ``torch.profiler.record_function``        label a block so it gets its own row
 # ``torch.profiler.profile.key_averages``   aggregate and print the recorded times
+# ``torch.autograd.profiler.emit_nvtx``     name ops on an Nsight Systems timeline (CUDA)
 # ``torch.futures.Future``                  hand a result from one thread or process to another
 # ``torch.futures.Future.then``             chain a callback onto a pending result
 # ``torch.futures.collect_all``             one future for a list of futures
@@ -449,4 +494,5 @@ else:
 # ``torch.set_float32_matmul_precision``    trade float32 matmul precision for speed
 # ``torch.cuda.Stream``                     overlap and order CUDA work; time it with events
 # ``torch.Stream`` / ``torch.Event``        the same for any accelerator
+# ``torch.Tensor.pin_memory``               page-locked memory for fast, async copies to a GPU
 # ========================================  ========================================================
