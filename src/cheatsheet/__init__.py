@@ -5,26 +5,38 @@
 """
 
 from cheatsheet import distributed
-from cheatsheet.device import ENV_VAR, available_devices, pick_device, synchronize
+from cheatsheet.device import ENV_VAR, available_devices, check_device, pick_device, synchronize
 from cheatsheet.distributed import DistributedRunError, DistributedTimeoutError, RunResult
-from cheatsheet.report import Comparison, Environment, compare, environment, speedup_phrase
-from cheatsheet.timing import Measurement, benchmark, format_seconds
+from cheatsheet.report import SAME_BAND, Comparison, Environment, Ratio, compare, environment
+from cheatsheet.timing import (
+    Measurement,
+    StartupCost,
+    benchmark,
+    format_seconds,
+    interleave,
+    startup_cost,
+)
 
 __all__ = [
     "ENV_VAR",
+    "SAME_BAND",
     "Comparison",
     "DistributedRunError",
     "DistributedTimeoutError",
     "Environment",
     "Measurement",
+    "Ratio",
     "RunResult",
+    "StartupCost",
     "available_devices",
     "benchmark",
+    "check_device",
     "compare",
     "distributed",
     "environment",
     "format_seconds",
+    "interleave",
     "pick_device",
-    "speedup_phrase",
+    "startup_cost",
     "synchronize",
 ]

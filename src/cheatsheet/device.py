@@ -7,13 +7,13 @@ import re
 
 import torch
 
-__all__ = ["ENV_VAR", "available_devices", "pick_device", "synchronize"]
+__all__ = ["ENV_VAR", "available_devices", "check_device", "pick_device", "synchronize"]
 
 #: Environment variable that overrides the automatic choice, e.g. ``cpu`` or ``cuda:1``.
 ENV_VAR = "CHEATSHEET_DEVICE"
 
 _ACCEPTED = "'cpu', 'cuda', 'cuda:N', 'mps', 'xpu' or 'xpu:N' (N a device index)"
-_DEVICE_RE = re.compile(r"^(cpu|cuda|mps|xpu)(?::(\d+))?$")
+_DEVICE_RE = re.compile(r"^(cpu|cuda|mps|xpu)(?::(0|[1-9]\d*))?$")
 
 
 def _count(kind: str) -> int:
@@ -48,20 +48,40 @@ def available_devices() -> list[str]:
     return [*found, "cpu"]
 
 
-def _parse(request: str | torch.device, source: str) -> torch.device:
-    """Turn an explicit request into a device, or say precisely what is wrong."""
+def check_device(request: str | torch.device, argument: str = "device") -> torch.device:
+    """Turn an explicit device request into a device this machine has, or say what is wrong.
+
+    Parameters
+    ----------
+    request : str or torch.device
+        ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"``, ``"xpu"`` or ``"xpu:N"``.
+    argument : str
+        Name of the argument the request came from, used in error messages.
+
+    Returns
+    -------
+    torch.device
+
+    Raises
+    ------
+    ValueError
+        If the request is malformed (the message lists the accepted forms) or
+        names a device this machine lacks (the message lists what it has).
+    TypeError
+        If ``request`` is neither a string nor a ``torch.device``.
+    """
     if isinstance(request, torch.device):
         text = str(request)
     elif isinstance(request, str):
         text = request.strip().lower()
     else:
         raise TypeError(
-            f"{source} must be a str or torch.device, got {type(request).__name__}; "
+            f"{argument} must be a str or torch.device, got {type(request).__name__}; "
             f"pass one of {_ACCEPTED}"
         )
     match = _DEVICE_RE.match(text)
     if match is None:
-        raise ValueError(f"{source}={request!r} is not a device; use {_ACCEPTED}")
+        raise ValueError(f"{argument}={request!r} is not a device; use {_ACCEPTED}")
     kind, index = match.group(1), match.group(2)
     n = _count(kind)
     wanted = 0 if index is None else int(index)
@@ -69,7 +89,7 @@ def _parse(request: str | torch.device, source: str) -> torch.device:
         have = ", ".join(available_devices())
         what = kind if index is None else f"{kind}:{index}"
         raise ValueError(
-            f"{source}={request!r} asks for {what}, which this machine does not have; "
+            f"{argument}={request!r} asks for {what}, which this machine does not have; "
             f"available here: {have}"
         )
     return torch.device(kind if index is None else f"{kind}:{index}")
@@ -101,10 +121,10 @@ def pick_device(prefer: str | torch.device | None = None) -> torch.device:
         If ``prefer`` is neither a string nor a ``torch.device``.
     """
     if prefer is not None:
-        return _parse(prefer, "prefer")
+        return check_device(prefer, "prefer")
     from_env = os.environ.get(ENV_VAR, "").strip()
     if from_env:
-        return _parse(from_env, ENV_VAR)
+        return check_device(from_env, ENV_VAR)
     for kind in ("cuda", "mps", "xpu"):
         if _count(kind):
             return torch.device(kind)

@@ -1,54 +1,45 @@
-"""Show results: comparison tables, bar charts, and the stamp of the machine that ran them."""
+"""Compare and show results: verdicts with intervals, tables, charts, and the machine stamp."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import html
+import math
 import os
 import platform
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
 
-from cheatsheet.timing import Measurement, _unit_for, format_seconds
+from cheatsheet.stats import CONFIDENCE, median_interval, quartiles
+from cheatsheet.timing import Measurement, format_seconds, interleave
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = [
+    "SAME_BAND",
     "Comparison",
     "Environment",
+    "Ratio",
     "compare",
     "environment",
-    "speedup_phrase",
 ]
 
-
-def speedup_phrase(speedup: float) -> str:
-    """Describe a speedup ratio in words.
-
-    >>> speedup_phrase(2.94)
-    '2.9x faster'
-    >>> speedup_phrase(0.5)
-    '2.0x slower'
-    """
-    if not speedup > 0:
-        raise ValueError(f"a speedup is a positive ratio, got {speedup!r}")
-    if round(speedup, 1) == 1.0 and round(1 / speedup, 1) == 1.0:
-        return "about as fast"
-    if speedup >= 1:
-        return f"{speedup:.1f}x faster"
-    return f"{1 / speedup:.1f}x slower"
+#: Ratios within this fraction of 1 count as "about as fast": a difference of
+#: under 5% is below what a shared machine can promise to reproduce.
+SAME_BAND = 0.05
 
 
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], caption: str) -> str:
     """Render an escaped HTML table; nothing in ``rows`` can inject markup."""
     esc = html.escape
-    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>" for row in rows
     )
@@ -68,53 +59,209 @@ def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def _x(ratio: float) -> str:
+    """Format a ratio with three significant digits: 1.83, 0.934, 2.00, 12.3."""
+    return f"{ratio:#.3g}".rstrip(".")
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """How fast one candidate ran against the baseline, with the uncertainty of that figure.
+
+    The estimate is the median over rounds of the paired ratio (baseline time
+    of the round divided by the candidate's time of the same round), so that a
+    slow spell of the machine, which hits both alike, cancels. The interval is
+    the distribution-free confidence interval of that median
+    (:func:`cheatsheet.stats.median_interval`).
+
+    Attributes
+    ----------
+    label, baseline : str
+        The candidate and what it is compared with.
+    speedup : float
+        Median paired ratio; above 1 the candidate is faster.
+    low, high : float
+        Bounds of the confidence interval of ``speedup``.
+    coverage : float
+        Confidence the interval reaches, at least 95%.
+    q1, q3 : float
+        First and third quartiles of the paired ratios: half the rounds fall between.
+    rounds : int
+        Number of paired rounds.
+    """
+
+    label: str
+    baseline: str
+    speedup: float
+    low: float
+    high: float
+    coverage: float
+    q1: float
+    q3: float
+    rounds: int
+
+    @property
+    def spread(self) -> float:
+        """Interquartile range of the paired ratios as a fraction of their median."""
+        return (self.q3 - self.q1) / self.speedup
+
+    @property
+    def kind(self) -> str:
+        """``"faster"``, ``"slower"`` or ``"same"``: what the measurement can support.
+
+        "faster" needs the whole confidence interval above ``1 + SAME_BAND``
+        and three rounds in four there too (the first quartile of the paired
+        ratios), so that neither chance nor a noisy minority of rounds makes
+        the call; "slower" mirrors it. Anything else is "same".
+        """
+        fast, slow = 1 + SAME_BAND, 1 / (1 + SAME_BAND)
+        if self.low > fast and self.q1 > fast:
+            return "faster"
+        if self.high < slow and self.q3 < slow:
+            return "slower"
+        return "same"
+
+    def sentence(self) -> str:
+        """Say the verdict in words, with its interval: what a page prints."""
+        if self.kind == "faster":
+            return (
+                f"{self.label} is {_x(self.speedup)}x faster than {self.baseline} "
+                f"({_x(self.low)}–{_x(self.high)}x)"
+            )
+        if self.kind == "slower":
+            return (
+                f"{self.label} is {_x(1 / self.speedup)}x slower than {self.baseline} "
+                f"({_x(1 / self.high)}–{_x(1 / self.low)}x)"
+            )
+        return (
+            f"{self.label} is about as fast as {self.baseline} ({_x(self.low)}–{_x(self.high)}x): "
+            "the difference is within this machine's noise"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain fields and the verdict, ready for ``json.dumps``."""
+        return {**asdict(self), "kind": self.kind, "sentence": self.sentence()}
+
+
+def _paired_ratio(base: Measurement, other: Measurement) -> Ratio:
+    if base.runs != other.runs:
+        raise ValueError(
+            f"{base.label!r} and {other.label!r} were not timed in the same rounds "
+            f"({base.runs} and {other.runs} blocks); measure them together with compare()"
+        )
+    ratios = [
+        b / o if o > 0 else math.inf for b, o in zip(base.times_s, other.times_s, strict=True)
+    ]
+    if not all(math.isfinite(r) and r > 0 for r in ratios):
+        raise ValueError(
+            f"a block of {other.label!r} or {base.label!r} took no measurable time; "
+            "the clock did not advance, so no ratio can be formed"
+        )
+    low, high, coverage = median_interval(ratios)
+    q1, median, q3 = quartiles(ratios)
+    return Ratio(
+        label=other.label,
+        baseline=base.label,
+        speedup=median,
+        low=low,
+        high=high,
+        coverage=coverage,
+        q1=q1,
+        q3=q3,
+        rounds=len(ratios),
+    )
+
+
 @dataclass(frozen=True)
 class Comparison:
-    """Several measurements side by side, each against one baseline.
+    """Candidates timed in alternation, each against one baseline, with verdicts that hold.
 
     Attributes
     ----------
     measurements : tuple of Measurement
-        The rows, in the order given.
+        The candidates' timings, in the order given; ``times_s`` entries with
+        the same index come from the same round.
     baseline : str
-        Label of the row every speedup is relative to.
+        Label of the candidate every ratio is relative to.
+    ratios : tuple of Ratio
+        One per candidate other than the baseline, in order.
     """
 
     measurements: tuple[Measurement, ...]
     baseline: str
+    ratios: tuple[Ratio, ...]
 
     def __getitem__(self, label: str) -> Measurement:
         for m in self.measurements:
             if m.label == label:
                 return m
-        labels = ", ".join(repr(m.label) for m in self.measurements)
-        raise KeyError(f"no measurement labelled {label!r}; labels here: {labels}")
+        raise KeyError(f"no candidate labelled {label!r}; labels here: {self._labels()}")
+
+    def _labels(self) -> str:
+        return ", ".join(repr(m.label) for m in self.measurements)
+
+    def ratio(self, label: str) -> Ratio:
+        """Return the :class:`Ratio` of ``label`` against the baseline."""
+        for r in self.ratios:
+            if r.label == label:
+                return r
+        if label == self.baseline:
+            raise KeyError(f"{label!r} is the baseline; ask for another candidate's ratio")
+        raise KeyError(f"no candidate labelled {label!r}; labels here: {self._labels()}")
 
     def speedup(self, label: str) -> float:
-        """Baseline median divided by the median of ``label`` (above 1: faster)."""
-        return self[self.baseline].median_s / self[label].median_s
+        """Median paired ratio of ``label`` against the baseline (above 1: faster)."""
+        if label == self.baseline:
+            return 1.0
+        return self.ratio(label).speedup
 
     def verdict(self, label: str) -> str:
-        """One sentence comparing ``label`` with the baseline, from the measured medians."""
-        phrase = speedup_phrase(self.speedup(label))
-        joiner = "as" if phrase == "about as fast" else "than"
-        return f"{label} is {phrase} {joiner} {self.baseline}"
+        """One sentence comparing ``label`` with the baseline, interval included."""
+        return self.ratio(label).sentence()
+
+    def verdicts(self) -> list[str]:
+        """Return the verdict of every candidate against the baseline."""
+        return [r.sentence() for r in self.ratios]
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every timing and ratio as plain data, ready for ``json.dumps``."""
+        return {
+            "baseline": self.baseline,
+            "measurements": [
+                {**asdict(m), "median_s": m.median_s, "iqr_s": m.iqr_s} for m in self.measurements
+            ],
+            "ratios": [r.as_dict() for r in self.ratios],
+        }
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
-        header = ["label", "median", "spread (±IQR)", f"speedup vs {self.baseline}", "runs"]
+        header = [
+            "label",
+            "median",
+            "spread (IQR)",
+            f"speedup vs {self.baseline} ({CONFIDENCE:.0%} interval)",
+            "verdict",
+        ]
         rows = []
         for m in self.measurements:
-            spread = f"±{m.iqr_fraction:.1%}" + (" noisy" if m.noisy else "")
-            rows.append(
-                [
-                    m.label,
-                    format_seconds(m.median_s),
-                    spread,
-                    f"{self.speedup(m.label):.2f}x",
-                    f"{m.runs}×{m.calls_per_run}",
-                ]
-            )
+            spread = f"±{m.iqr_fraction:.1%}"
+            if m.label == self.baseline:
+                ratio_text, kind = "1 (baseline)", "baseline"
+            else:
+                r = self.ratio(m.label)
+                ratio_text = f"{_x(r.speedup)}x ({_x(r.low)}–{_x(r.high)})"
+                kind = "about as fast" if r.kind == "same" else r.kind
+            rows.append([m.label, format_seconds(m.median_s), spread, ratio_text, kind])
         return header, rows
+
+    def _caption(self) -> str:
+        m = self.measurements[0]
+        threads = sorted({m.threads for m in self.measurements})
+        plural = "" if threads == [1] else "s"
+        return (
+            f"Median time per call on {m.device} ({', '.join(map(str, threads))} "
+            f"thread{plural}), timed in {m.runs} alternating rounds; speedup is the median "
+            f"of the per-round ratios, and within ±{SAME_BAND:.0%} of 1 counts as about as fast"
+        )
 
     def __repr__(self) -> str:
         header, rows = self._rows()
@@ -122,80 +269,101 @@ class Comparison:
 
     def _repr_html_(self) -> str:
         header, rows = self._rows()
-        threads = sorted({m.threads for m in self.measurements})
-        devices = sorted({m.device for m in self.measurements})
-        plural = "" if threads == [1] else "s"
-        caption = (
-            f"Median time per call on {', '.join(devices)} "
-            f"({', '.join(map(str, threads))} thread{plural}); runs are blocks × calls per block"
-        )
-        return _html_table(header, rows, caption)
+        return _html_table(header, rows, self._caption())
 
-    def plot(self, title: str | None = None) -> Figure:
-        """Draw the medians as horizontal bars with interquartile whiskers.
+    def plot(self, ax: Axes | None = None, *, title: str | None = None) -> Figure:
+        """Draw each candidate's speedup over the baseline with its confidence interval.
 
-        The figure is made with pyplot, so notebooks and sphinx-gallery show it
-        like any other; close it with ``plt.close(fig)`` in a long loop.
+        The shaded band is "about as fast" (±5%); a bar whose whisker reaches
+        into it has no faster/slower verdict.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw into; by default a new figure is made with pyplot, so
+            notebooks and sphinx-gallery show it like any other.
+        title : str, optional
+            Defaults to "Speedup over <baseline>".
 
         Returns
         -------
         matplotlib.figure.Figure
         """
-        import matplotlib.pyplot as plt
+        if ax is None:
+            import matplotlib.pyplot as plt
 
-        ms = self.measurements
-        unit, scale = _unit_for(min(m.median_s for m in ms))
-        fig, ax = plt.subplots(figsize=(7, 0.6 * len(ms) + 1.4), layout="constrained")
-        y = list(range(len(ms)))[::-1]
-        medians = [m.median_s / scale for m in ms]
-        ax.barh(y, medians, xerr=[m.iqr_s / 2 / scale for m in ms], color="#4c72b0", capsize=3)
-        ax.set_yticks(y, [m.label for m in ms])
-        ax.set_xlabel(f"median time per call ({unit}); whiskers: IQR")
-        for yi, med, m in zip(y, medians, ms, strict=True):
-            ax.annotate(f" {self.speedup(m.label):.2f}x", (med, yi), va="center", fontsize=9)
-        ax.margins(x=0.18)
-        ax.set_title(title or f"Speedup against {self.baseline} (higher is better)")
+            fig, ax = plt.subplots(
+                figsize=(6.4, 0.5 * len(self.ratios) + 1.6), layout="constrained"
+            )
+        else:
+            fig = ax.figure
+        ratios = self.ratios
+        y = list(range(len(ratios)))[::-1]
+        speedups = [r.speedup for r in ratios]
+        whiskers = [
+            [r.speedup - r.low for r in ratios],
+            [r.high - r.speedup for r in ratios],
+        ]
+        ax.axvspan(1 / (1 + SAME_BAND), 1 + SAME_BAND, color="0.5", alpha=0.25, lw=0)
+        ax.axvline(1.0, color="0.5", lw=1)
+        ax.barh(y, speedups, xerr=whiskers, color="#4c72b0", capsize=3, left=0)
+        ax.set_yticks(y, [r.label for r in ratios])
+        ax.set_xlabel(
+            f"speedup over {self.baseline} (x, {CONFIDENCE:.0%} interval); shaded: about as fast"
+        )
+        for yi, r in zip(y, ratios, strict=True):
+            ax.annotate(f" {_x(r.speedup)}x", (r.high, yi), va="center", fontsize=9)
+        ax.margins(x=0.2)
+        ax.set_title(title or f"Speedup over {self.baseline} (higher is faster)")
         return fig
 
 
-def compare(measurements: Sequence[Measurement], baseline: str | int | None = None) -> Comparison:
-    """Tabulate measurements against a baseline.
+def compare(
+    candidates: Mapping[str, Callable[..., Any]],
+    *args: Any,
+    baseline: str | None = None,
+    device: str | torch.device | None = None,
+    budget_s: float = 2.0,
+    min_rounds: int = 20,
+    **kwargs: Any,
+) -> Comparison:
+    """Time candidates in alternation and say which is faster, and how sure that is.
+
+    The candidates run in rounds, each round one block of each in a shuffled
+    order (:func:`cheatsheet.timing.interleave`), so a slow spell of the
+    machine falls on all of them alike. Each candidate's speed against the
+    baseline is the median over rounds of the paired ratio, with a 95%
+    confidence interval that assumes nothing about how timings are
+    distributed. The verdict follows from the interval: "faster" or "slower"
+    only when all of it lies more than 5% from 1 and so do three rounds in
+    four; otherwise "about as fast", however large a noisy ratio looks.
 
     Parameters
     ----------
-    measurements : sequence of Measurement
-        At least one, with distinct labels.
-    baseline : str or int, optional
-        Label or position of the baseline row; defaults to the first.
+    candidates : mapping of str to callable
+        Label and function of each candidate, e.g.
+        ``{"eager": model, "compiled": torch.compile(model)}``.
+    *args, **kwargs
+        Passed to every candidate on every call.
+    baseline : str, optional
+        Label every ratio is relative to; defaults to the first candidate.
+    device, budget_s, min_rounds
+        As in :func:`cheatsheet.timing.interleave`.
 
     Returns
     -------
     Comparison
     """
-    ms = tuple(measurements)
-    if not ms:
-        raise ValueError("compare() needs at least one Measurement; pass benchmark() results")
-    for m in ms:
-        if not isinstance(m, Measurement):
-            raise TypeError(
-                f"compare() takes Measurement objects from benchmark(), got {type(m).__name__}"
-            )
-    labels = [m.label for m in ms]
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"labels must be distinct to be compared, got {labels}; pass label=")
-    if baseline is None:
-        base = labels[0]
-    elif isinstance(baseline, int) and not isinstance(baseline, bool):
-        if not -len(ms) <= baseline < len(ms):
-            raise ValueError(f"baseline index {baseline} out of range for {len(ms)} rows")
-        base = labels[baseline]
-    elif isinstance(baseline, str):
-        if baseline not in labels:
-            raise ValueError(f"baseline {baseline!r} is not one of the labels {labels}")
-        base = baseline
-    else:
-        raise TypeError(f"baseline must be a label or an index, got {type(baseline).__name__}")
-    return Comparison(ms, base)
+    if baseline is not None and (not isinstance(candidates, Mapping) or baseline not in candidates):
+        labels = list(candidates) if isinstance(candidates, Mapping) else candidates
+        raise ValueError(f"baseline {baseline!r} is not one of the labels {labels}")
+    measurements = interleave(
+        candidates, *args, device=device, budget_s=budget_s, min_rounds=min_rounds, **kwargs
+    )
+    base = baseline if baseline is not None else measurements[0].label
+    base_m = next(m for m in measurements if m.label == base)
+    ratios = tuple(_paired_ratio(base_m, m) for m in measurements if m.label != base)
+    return Comparison(measurements, base, ratios)
 
 
 @dataclass(frozen=True)
@@ -265,7 +433,9 @@ class Environment:
         return "\n".join(f"{k + ':':<22}{v}" for k, v in self._rows())
 
     def _repr_html_(self) -> str:
-        return _html_table(["", "this build machine"], self._rows(), "Hardware and software stamp")
+        return _html_table(
+            ["what", "this build machine"], self._rows(), "Hardware and software stamp"
+        )
 
 
 def _cpu_model() -> str:

@@ -1,22 +1,37 @@
-"""Time a function the way a benchmark engineer would."""
+"""Time a function, or several side by side, the way a benchmark engineer would."""
 
 from __future__ import annotations
 
 import gc
 import html
 import math
-import statistics
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from cheatsheet.device import synchronize
+from cheatsheet.device import available_devices, check_device, synchronize
+from cheatsheet.stats import quartiles
 
-__all__ = ["NOISY_IQR_FRACTION", "Measurement", "benchmark", "format_seconds"]
+__all__ = [
+    "NOISY_IQR_FRACTION",
+    "Measurement",
+    "StartupCost",
+    "benchmark",
+    "format_seconds",
+    "interleave",
+    "startup_cost",
+    "time_unit",
+]
 
 #: A result whose interquartile range exceeds this fraction of its median is flagged noisy.
 NOISY_IQR_FRACTION = 0.10
@@ -30,10 +45,24 @@ NOISY_IQR_FRACTION = 0.10
 _BLOCK_S = 10e-3
 # Share of the time budget spent warming up at the final block size.
 _WARMUP_FRACTION = 0.1
+# Fewest timed blocks, whatever the budget: a spread needs a few values.
+_FEWEST_RUNS = 3
+# Fewest rounds of an interleaved comparison: six is the least number of paired
+# ratios that can give a 95% interval for their median.
+_FEWEST_ROUNDS = 6
+# A cap on blocks, so that a clock that never advances cannot loop forever.
+_MAX_RUNS = 100_000
+
+# The host clock. Tests replace it with a fake one whose blocks take known times.
+_clock: Callable[[], float] = time.perf_counter
 
 
-def _unit_for(seconds: float) -> tuple[str, float]:
-    """Return the largest of s, ms, µs, ns that keeps ``seconds`` at 1 or above."""
+def time_unit(seconds: float) -> tuple[str, float]:
+    """Return the largest of s, ms, µs, ns that keeps ``seconds`` at 1 or above, and its scale.
+
+    >>> time_unit(0.004)
+    ('ms', 0.001)
+    """
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
         if abs(seconds) >= scale:
             return unit, scale
@@ -45,11 +74,15 @@ def format_seconds(seconds: float) -> str:
 
     >>> format_seconds(0.00123)
     '1.23 ms'
+    >>> format_seconds(0.9999)
+    '1 s'
     """
     if not math.isfinite(seconds):
         return str(seconds)
-    unit, scale = _unit_for(seconds)
-    return f"{seconds / scale:.3g} {unit}"
+    # Round first, so that 0.9999 s becomes "1 s", not "1e+03 ms".
+    rounded = float(f"{seconds:.3g}")
+    unit, scale = time_unit(rounded)
+    return f"{rounded / scale:.3g} {unit}"
 
 
 @dataclass(frozen=True)
@@ -60,12 +93,9 @@ class Measurement:
     ----------
     label : str
         What was timed.
-    median_s : float
-        Median time of one call, in seconds, over the timed blocks.
-    iqr_s : float
-        Interquartile range of the per-call time across blocks, in seconds.
-    runs : int
-        Number of timed blocks.
+    times_s : tuple of float
+        Per-call time of every timed block, in seconds, in the order measured.
+        In a comparison, entry ``i`` of every candidate comes from round ``i``.
     calls_per_run : int
         Calls of the function in each block.
     first_call_s : float
@@ -75,19 +105,37 @@ class Measurement:
         ``torch.get_num_threads()`` while timing.
     device : str
         Device that was synchronized around each clock read.
-    times_s : tuple of float
-        Per-call time of every block, in seconds, in the order measured.
+    runs_wanted : int
+        Blocks asked for (``min_runs``); fewer ran when the budget ran out first.
     """
 
     label: str
-    median_s: float
-    iqr_s: float
-    runs: int
+    times_s: tuple[float, ...]
     calls_per_run: int
     first_call_s: float
     threads: int
     device: str
-    times_s: tuple[float, ...]
+    runs_wanted: int
+
+    def __post_init__(self) -> None:
+        if len(self.times_s) < 2:
+            raise ValueError(f"a Measurement needs at least two timed blocks, got {self.times_s}")
+
+    @property
+    def runs(self) -> int:
+        """Number of timed blocks."""
+        return len(self.times_s)
+
+    @property
+    def median_s(self) -> float:
+        """Median time of one call, in seconds, over the timed blocks."""
+        return quartiles(self.times_s)[1]
+
+    @property
+    def iqr_s(self) -> float:
+        """Interquartile range of the per-call time across blocks, in seconds."""
+        q1, _, q3 = quartiles(self.times_s)
+        return q3 - q1
 
     @property
     def iqr_fraction(self) -> float:
@@ -99,30 +147,100 @@ class Measurement:
         """Whether the spread is too wide to trust small differences."""
         return self.iqr_fraction > NOISY_IQR_FRACTION
 
+    @property
+    def few_runs(self) -> bool:
+        """Whether the budget ran out before ``runs_wanted`` blocks were timed."""
+        return self.runs < self.runs_wanted
+
     def _summary(self) -> str:
         return (
             f"{format_seconds(self.median_s)} ± {self.iqr_fraction:.1%} IQR, "
             f"{self.runs} runs × {self.calls_per_run} calls, "
             f"first call {format_seconds(self.first_call_s)}, "
-            f"{self.device}, {self.threads} threads"
+            f"{self.device}, {self.threads} thread{'' if self.threads == 1 else 's'}"
         )
+
+    def _notes(self) -> list[str]:
+        notes = []
+        if self.noisy:
+            notes.append(f"noisy: spread above {NOISY_IQR_FRACTION:.0%} of median")
+        if self.few_runs:
+            notes.append(f"only {self.runs} of {self.runs_wanted} runs fit the budget")
+        return notes
 
     def __repr__(self) -> str:
-        noisy = " [noisy: spread above 10% of median]" if self.noisy else ""
-        return f"{self.label}: {self._summary()}{noisy}"
+        notes = "".join(f" [{note}]" for note in self._notes())
+        return f"{self.label}: {self._summary()}{notes}"
 
     def _repr_html_(self) -> str:
-        noisy = " <strong>noisy</strong>" if self.noisy else ""
+        notes = "".join(f" <strong>[{html.escape(note)}]</strong>" for note in self._notes())
         return (
-            f"<p><code>{html.escape(self.label)}</code>: {html.escape(self._summary())}{noisy}</p>"
+            f"<p><code>{html.escape(self.label)}</code>: {html.escape(self._summary())}{notes}</p>"
         )
 
 
-def _tensor_device(args: tuple[Any, ...], kwargs: dict[str, Any]) -> torch.device | None:
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, torch.Tensor):
-            return value.device
+# -- Which device to synchronize -------------------------------------------------
+
+# How deep to look into nested containers, partials and methods for a tensor.
+_SEARCH_DEPTH = 6
+
+
+def _devices_in(value: Any, depth: int = 0) -> Iterator[torch.device]:
+    """Yield the devices of tensors found in ``value``: nested containers, modules, partials."""
+    if depth > _SEARCH_DEPTH:
+        return
+    if isinstance(value, torch.Tensor):
+        yield value.device
+    elif isinstance(value, torch.nn.Module):
+        for tensor in (*value.parameters(), *value.buffers()):
+            yield tensor.device
+            return
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from _devices_in(item, depth + 1)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _devices_in(item, depth + 1)
+    elif hasattr(value, "func") and hasattr(value, "args"):  # functools.partial
+        yield from _devices_in((value.func, value.args, value.keywords), depth + 1)
+    elif hasattr(value, "__self__"):  # a bound method of a module, say model.forward
+        yield from _devices_in(value.__self__, depth + 1)
+
+
+def _accelerator_in_use() -> str | None:
+    """Name an accelerator this process has already started, else None."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        return "cuda"
+    xpu = getattr(torch, "xpu", None)
+    if xpu is not None and xpu.is_available() and xpu.is_initialized():
+        return "xpu"
+    if "mps" in available_devices():
+        return "mps"  # MPS has no "initialized" flag to consult
     return None
+
+
+def _resolve_device(
+    device: str | torch.device | None, fns: tuple[Any, ...], args: tuple[Any, ...], kwargs: dict
+) -> torch.device:
+    """Choose the device to synchronize: the one asked for, else the one the tensors are on."""
+    if device is not None:
+        return check_device(device, "device")
+    found = next(_devices_in((args, kwargs, fns)), None)
+    if found is not None:
+        return found
+    default = torch.get_default_device()
+    if default.type != "cpu":
+        return default
+    if (accelerator := _accelerator_in_use()) is not None:
+        raise ValueError(
+            f"cannot tell which device the timed work runs on: no tensor or module among its "
+            f"arguments, and this process uses {accelerator}. Timing it as CPU work would "
+            f"measure only kernel launches; pass device='{accelerator}' (or device='cpu')"
+        )
+    return torch.device("cpu")
+
+
+# -- Blocks of calls -----------------------------------------------------------
 
 
 @contextmanager
@@ -137,7 +255,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _make_block_timer(
+def _block_timer(
     fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], device: torch.device
 ) -> Callable[[int], float]:
     """Return ``timer(n)``: seconds for ``n`` back-to-back calls, device work included."""
@@ -158,13 +276,46 @@ def _make_block_timer(
 
     def host_block(n: int) -> float:
         synchronize(device)
-        t0 = time.perf_counter()
+        t0 = _clock()
         for _ in range(n):
             fn(*args, **kwargs)
         synchronize(device)
-        return time.perf_counter() - t0
+        return _clock() - t0
 
     return host_block
+
+
+def _calibrate(block: Callable[[int], float]) -> int:
+    """Return the number of calls that makes one block last at least ``_BLOCK_S``."""
+    number = 1
+    while True:
+        elapsed = block(number)
+        if elapsed >= _BLOCK_S:
+            return number
+        # The fastest of three tries: one slow block must not stop calibration early.
+        elapsed = min(elapsed, block(number), block(number))
+        if elapsed >= _BLOCK_S:
+            return number
+        # Aim a little past the target so calibration rarely needs another round.
+        grow = 1.2 * _BLOCK_S / elapsed if elapsed > 0 else 10.0
+        number = max(number + 1, min(int(number * grow), number * 100))
+
+
+def _check_options(budget_s: Any, runs: Any, runs_name: str, fewest: int) -> None:
+    if isinstance(budget_s, bool) or not isinstance(budget_s, (int, float)):
+        raise TypeError(f"budget_s must be a number of seconds, got {budget_s!r}")
+    if not (math.isfinite(budget_s) and budget_s > 0):
+        raise ValueError(f"budget_s must be a positive number of seconds, got {budget_s!r}")
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < fewest:
+        raise ValueError(f"{runs_name} must be an integer of at least {fewest}, got {runs!r}")
+
+
+def _check_callable(fn: Any, what: str) -> None:
+    if not callable(fn):
+        raise TypeError(
+            f"{what} must be callable, got {type(fn).__name__}; pass the function itself, "
+            "e.g. benchmark(model, x), not benchmark(model(x))"
+        )
 
 
 def benchmark(
@@ -172,7 +323,7 @@ def benchmark(
     *args: Any,
     label: str | None = None,
     device: str | torch.device | None = None,
-    min_time_s: float = 1.0,
+    budget_s: float = 1.0,
     min_runs: int = 15,
     **kwargs: Any,
 ) -> Measurement:
@@ -181,29 +332,37 @@ def benchmark(
     The first call is timed on its own and reported as ``first_call_s``
     (compilation, lazy initialisation, cache warm-up), never mixed into the
     steady state. Then the number of calls per block is calibrated so one
-    block lasts at least 10 ms, blocks run as warm-up for a tenth of
-    ``min_time_s``, and blocks are timed until both ``min_runs`` blocks and
-    ``min_time_s`` seconds are reached. The median over many short blocks
-    shrugs off bursts of interference that would skew a few long ones. The device is synchronized
-    before every clock read and the garbage collector is paused while timing.
+    block lasts at least 10 ms, blocks run as warm-up for a tenth of the
+    budget, and blocks are timed until the budget is spent. The median over
+    many short blocks shrugs off bursts of interference that would skew a few
+    long ones. The device is synchronized before every clock read and the
+    garbage collector is paused while timing.
+
+    To compare functions, use :func:`cheatsheet.compare`, which times them
+    interleaved and says how sure the difference is.
 
     Parameters
     ----------
     fn : callable
         The function to time. Use ``functools.partial`` if it takes
-        keyword arguments named ``label``, ``device``, ``min_time_s`` or
+        keyword arguments named ``label``, ``device``, ``budget_s`` or
         ``min_runs``.
     *args, **kwargs
         Passed to ``fn`` on every call.
     label : str, optional
         Name shown in tables; defaults to ``fn``'s name.
     device : str or torch.device, optional
-        Device to synchronize; defaults to that of the first tensor argument,
-        else torch's default device.
-    min_time_s : float
-        Least total time of the timed blocks, in seconds.
+        Device to synchronize; defaults to that of the first tensor found in
+        the arguments (containers and modules included), else torch's default
+        device. When neither tells and an accelerator is in use, it must be given.
+    budget_s : float
+        Seconds to spend after the first call: calibration, warm-up and timed
+        blocks together stop at the first block that ends past it. At least
+        three blocks are timed, so a call slower than a third of the budget
+        takes about five calls' time.
     min_runs : int
-        Least number of timed blocks.
+        Timed blocks wanted; when the budget fits fewer, the result says so
+        (``few_runs``).
 
     Returns
     -------
@@ -212,58 +371,234 @@ def benchmark(
     Raises
     ------
     TypeError
-        If ``fn`` is not callable.
+        If ``fn`` is not callable, ``label`` is not a string or ``budget_s`` is
+        not a number.
     ValueError
-        If ``min_time_s`` is not positive or ``min_runs`` is below 2.
+        If ``budget_s`` is not positive, ``min_runs`` is below 3, ``device``
+        names no device of this machine, or the device cannot be told.
     """
-    if not callable(fn):
-        raise TypeError(
-            f"benchmark() needs a callable first argument, got {type(fn).__name__}; "
-            "pass the function itself, e.g. benchmark(model, x), not benchmark(model(x))"
-        )
-    if isinstance(min_time_s, bool) or not isinstance(min_time_s, (int, float)):
-        raise TypeError(f"min_time_s must be a number of seconds, got {min_time_s!r}")
-    if not (math.isfinite(min_time_s) and min_time_s > 0):
-        raise ValueError(f"min_time_s must be a positive number of seconds, got {min_time_s!r}")
-    if isinstance(min_runs, bool) or not isinstance(min_runs, int) or min_runs < 2:
-        raise ValueError(
-            f"min_runs must be an integer of at least 2 (a spread needs two runs), got {min_runs!r}"
-        )
-
-    if device is not None:
-        dev = torch.device(device)
-    else:
-        dev = _tensor_device(args, kwargs) or torch.get_default_device()
-    name = label if label is not None else getattr(fn, "__name__", type(fn).__name__)
-    block = _make_block_timer(fn, args, kwargs, dev)
+    _check_callable(fn, "benchmark()'s first argument")
+    _check_options(budget_s, min_runs, "min_runs", _FEWEST_RUNS)
+    name = _label(label, fn)
+    dev = _resolve_device(device, (fn,), args, kwargs)
+    block = _block_timer(fn, args, kwargs, dev)
 
     first_call_s = block(1)
-
     with _gc_paused():
-        number = 1
-        # The fastest of three tries: one slow block must not stop calibration early.
-        while (elapsed := min(block(number) for _ in range(3))) < _BLOCK_S:
-            # Aim a little past the target so calibration rarely needs another round.
-            grow = 1.2 * _BLOCK_S / elapsed if elapsed > 0 else 10.0
-            number = max(number + 1, min(int(number * grow), number * 100))
-        warm_s = 0.0
-        while warm_s < _WARMUP_FRACTION * min_time_s:
-            warm_s += block(number)
-
+        start = _clock()
+        deadline = start + budget_s
+        number = _calibrate(block)
+        # Calibration counts as warm-up: a slow function is not run again for it.
+        while _clock() < start + _WARMUP_FRACTION * budget_s:
+            block(number)
         totals: list[float] = []
-        while len(totals) < min_runs or sum(totals) < min_time_s:
+        while len(totals) < _FEWEST_RUNS or (_clock() < deadline and len(totals) < _MAX_RUNS):
             totals.append(block(number))
 
-    per_call = tuple(t / number for t in totals)
-    q1, _, q3 = statistics.quantiles(per_call, n=4, method="inclusive")
     return Measurement(
         label=name,
-        median_s=statistics.median(per_call),
-        iqr_s=q3 - q1,
-        runs=len(per_call),
+        times_s=tuple(t / number for t in totals),
         calls_per_run=number,
         first_call_s=first_call_s,
         threads=torch.get_num_threads(),
         device=str(dev),
-        times_s=per_call,
+        runs_wanted=min_runs,
     )
+
+
+def _label(label: Any, fn: Any) -> str:
+    if label is None:
+        return getattr(fn, "__name__", type(fn).__name__)
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a str, got {type(label).__name__}; pass label=str(...)")
+    return label
+
+
+def interleave(
+    candidates: Mapping[str, Callable[..., Any]],
+    *args: Any,
+    device: str | torch.device | None = None,
+    budget_s: float = 2.0,
+    min_rounds: int = 20,
+    **kwargs: Any,
+) -> tuple[Measurement, ...]:
+    """Time several functions in alternation, so that drift of the machine falls on all alike.
+
+    Each candidate's first call is timed on its own and its block size is
+    calibrated separately. Then rounds run until the budget is spent: in each
+    round every candidate times one block, in an order shuffled afresh, so
+    that neither a slow spell of the machine nor the position in the round
+    favours one of them. Entry ``i`` of every result's ``times_s`` comes from
+    round ``i``, which is what lets :func:`cheatsheet.compare` pair them.
+
+    Parameters
+    ----------
+    candidates : mapping of str to callable
+        Label and function of each candidate, in the order to report them.
+    *args, **kwargs
+        Passed to every candidate on every call; use ``lambda`` or
+        ``functools.partial`` where candidates take different inputs.
+    device : str or torch.device, optional
+        As in :func:`cheatsheet.benchmark`.
+    budget_s : float
+        Seconds to spend after the first calls, all candidates together.
+    min_rounds : int
+        Rounds wanted; at least six run whatever the budget.
+
+    Returns
+    -------
+    tuple of Measurement
+        One per candidate, in the order given.
+    """
+    if not isinstance(candidates, Mapping) or len(candidates) < 2:
+        raise TypeError(
+            "candidates must be a dict of at least two label: function pairs, e.g. "
+            "{'eager': model, 'compiled': torch.compile(model)}"
+        )
+    for name, fn in candidates.items():
+        _label(name, fn)
+        _check_callable(fn, f"candidate {name!r}")
+    _check_options(budget_s, min_rounds, "min_rounds", _FEWEST_ROUNDS)
+    dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
+    blocks = {name: _block_timer(fn, args, kwargs, dev) for name, fn in candidates.items()}
+
+    first_calls = {name: block(1) for name, block in blocks.items()}
+    # A fixed seed: the order varies from round to round but not from build to build.
+    order = list(blocks)
+    shuffler = random.Random(0)
+    with _gc_paused():
+        start = _clock()
+        deadline = start + budget_s
+        numbers = {name: _calibrate(block) for name, block in blocks.items()}
+        while _clock() < start + _WARMUP_FRACTION * budget_s:
+            for name in order:
+                blocks[name](numbers[name])
+        totals: dict[str, list[float]] = {name: [] for name in blocks}
+        rounds = 0
+        while rounds < _FEWEST_ROUNDS or (_clock() < deadline and rounds < _MAX_RUNS):
+            shuffler.shuffle(order)
+            for name in order:
+                totals[name].append(blocks[name](numbers[name]))
+            rounds += 1
+
+    threads = torch.get_num_threads()
+    return tuple(
+        Measurement(
+            label=name,
+            times_s=tuple(t / numbers[name] for t in totals[name]),
+            calls_per_run=numbers[name],
+            first_call_s=first_calls[name],
+            threads=threads,
+            device=str(dev),
+            runs_wanted=min_rounds,
+        )
+        for name in candidates
+    )
+
+
+# -- Start-up costs, paid once per process -------------------------------------
+
+_CHILD = """\
+import json, time
+import torch
+
+{setup}
+
+def _sync():
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+_sync()
+_t0 = time.perf_counter()
+{call}
+_sync()
+print("CHEATSHEET_FIRST_CALL_S", json.dumps(time.perf_counter() - _t0))
+"""
+
+
+@dataclass(frozen=True)
+class StartupCost:
+    """What the first call of some code costs in a new process, with cold and warm caches.
+
+    Attributes
+    ----------
+    cold_s : float
+        First call in a fresh process whose compiler caches (TorchInductor's
+        and Triton's) are empty: what the first run on a new machine pays.
+    warm_s : float
+        First call in another fresh process that finds the caches the cold
+        run filled: what every later run of the program pays.
+    """
+
+    cold_s: float
+    warm_s: float
+
+    def calls_to_repay(self, saved_per_call_s: float) -> tuple[float, float]:
+        """Return how many calls repay the cold and the warm start, given the time each saves.
+
+        Returns ``(inf, inf)`` when nothing is saved.
+        """
+        if not saved_per_call_s > 0:
+            return math.inf, math.inf
+        return self.cold_s / saved_per_call_s, self.warm_s / saved_per_call_s
+
+
+def _first_call_in_new_process(script: str, env: dict[str, str], timeout_s: float) -> float:
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
+    )
+    for line in done.stdout.splitlines():
+        if line.startswith("CHEATSHEET_FIRST_CALL_S "):
+            return float(line.split()[1])
+    raise RuntimeError(
+        f"the child process exited with {done.returncode} without timing its call; "
+        f"its last output:\n{(done.stdout + done.stderr)[-3000:]}"
+    )
+
+
+def startup_cost(setup: str, call: str, *, timeout_s: float = 600.0) -> StartupCost:
+    """Time the first call of ``call`` after ``setup`` in new processes, with cold and warm caches.
+
+    Compiling happens at the first call, and what it costs depends on what
+    the process and the disk already hold: a first run on a machine imports
+    the compiler and fills empty caches, a later run finds the compiled
+    kernels on disk. Each is measured in its own fresh Python process, sharing
+    a temporary cache directory that starts empty, so neither this process's
+    state nor the machine's own caches colour the figures.
+
+    Parameters
+    ----------
+    setup : str
+        Python source that prepares the call (imports, model, inputs, and
+        usually ``torch.compile``); runs untimed.
+    call : str
+        One statement, timed once, e.g. ``"compiled(x)"``.
+    timeout_s : float
+        Limit on each child process, in seconds.
+
+    Returns
+    -------
+    StartupCost
+
+    Raises
+    ------
+    RuntimeError
+        If a child process fails; the message holds the end of its output.
+    """
+    if not isinstance(setup, str) or not isinstance(call, str):
+        raise TypeError("setup and call are Python source, passed as str")
+    script = _CHILD.format(setup=textwrap.dedent(setup), call=textwrap.dedent(call).strip())
+    with tempfile.TemporaryDirectory(prefix="cheatsheet-cache-") as cache:
+        env = {
+            **os.environ,
+            "TORCHINDUCTOR_CACHE_DIR": os.path.join(cache, "inductor"),
+            "TRITON_CACHE_DIR": os.path.join(cache, "triton"),
+        }
+        cold_s = _first_call_in_new_process(script, env, timeout_s)
+        warm_s = _first_call_in_new_process(script, env, timeout_s)
+    return StartupCost(cold_s=cold_s, warm_s=warm_s)
