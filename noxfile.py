@@ -100,6 +100,13 @@ def timingperf(session: nox.Session) -> None:
 
 
 @nox.session
+def verdicts(session: nox.Session) -> None:
+    """Run every benchmark page three times and print its verdicts side by side; fail on a flip."""
+    _install(session)
+    session.run("python", "benchmarks/verdict_stability.py", *session.posargs)
+
+
+@nox.session
 def buildperf(session: nox.Session) -> None:
     """Time a cold build, a rebuild with nothing changed, and one after touching an example."""
     _install(session, "docs")

@@ -1,6 +1,6 @@
 """How closely cheatsheet.benchmark agrees with torch.utils.benchmark, and how much it moves run to run.
 
-Targets (issue 2): median within 3% of ``Timer.blocked_autorange`` at the same
+Targets: median within 3% of ``Timer.blocked_autorange`` at the same
 thread count, for work of 10 µs or more; run-to-run spread of the median at most 2%.
 Run with ``nox -s timingperf``; it prints the figures and changes nothing.
 """
@@ -47,7 +47,7 @@ def _measure(threads: int) -> None:
         timer = Timer("fn(*args)", globals={"fn": fn, "args": args}, num_threads=threads)
         ours, theirs = [], []
         for _ in range(REPEATS):
-            ours.append(benchmark(fn, *args, min_time_s=1.0).median_s)
+            ours.append(benchmark(fn, *args, budget_s=1.0).median_s)
             theirs.append(timer.blocked_autorange(min_run_time=1.0).median)
         ratio = statistics.median(ours) / statistics.median(theirs)
         row = (ratio, _spread(ours), _spread(theirs), _iqr_spread(ours), _iqr_spread(theirs))

@@ -201,7 +201,7 @@ class Comparison:
         return ", ".join(repr(m.label) for m in self.measurements)
 
     def ratio(self, label: str) -> Ratio:
-        """Return the :class:`Ratio` of ``label`` against the baseline."""
+        """Return the :class:`~cheatsheet.Ratio` of ``label`` against the baseline."""
         for r in self.ratios:
             if r.label == label:
                 return r
@@ -330,7 +330,7 @@ def compare(
     """Time candidates in alternation and say which is faster, and how sure that is.
 
     The candidates run in rounds, each round one block of each in a shuffled
-    order (:func:`cheatsheet.timing.interleave`), so a slow spell of the
+    order (:func:`cheatsheet.interleave`), so a slow spell of the
     machine falls on all of them alike. Each candidate's speed against the
     baseline is the median over rounds of the paired ratio, with a 95%
     confidence interval that assumes nothing about how timings are
@@ -348,7 +348,7 @@ def compare(
     baseline : str, optional
         Label every ratio is relative to; defaults to the first candidate.
     device, budget_s, min_rounds
-        As in :func:`cheatsheet.timing.interleave`.
+        As in :func:`cheatsheet.interleave`.
 
     Returns
     -------

@@ -1,0 +1,129 @@
+"""Run every benchmark page several times and print its verdicts side by side.
+
+A verdict on the site must hold when the page is built again on the same
+machine. This runs each page that calls ``cheatsheet.compare`` (found by
+reading the sources) as a script in a fresh interpreter, as sphinx-gallery
+runs it, ``--repeats`` times (three by default), one page after another so
+that runs do not compete for the cores. It records every comparison the page
+makes and prints, for each candidate, the verdict of every run. A verdict that
+changes between "faster", "slower" and "about as fast" is a flip: the session
+lists them and exits with status 1.
+
+Run with ``nox -s verdicts`` (``-- --repeats 5``, ``-- --page sdpa`` to narrow).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_MARK = "CHEATSHEET_COMPARISONS "
+
+# Runs one page with cheatsheet.compare wrapped so that every Comparison it makes is kept.
+_RUNNER = f"""
+import json, runpy, sys
+import cheatsheet
+import cheatsheet.report as report
+
+made = []
+_compare = report.compare
+
+def recording(*args, **kwargs):
+    table = _compare(*args, **kwargs)
+    made.append(table.as_dict())
+    return table
+
+cheatsheet.compare = report.compare = recording
+runpy.run_path(sys.argv[1], run_name="__main__")
+print({_MARK!r} + json.dumps(made))
+"""
+
+
+def benchmark_pages() -> list[Path]:
+    """Return the example pages that compare timings, in a stable order."""
+    return sorted(
+        p for p in (ROOT / "examples").rglob("*.py") if "compare(" in p.read_text(encoding="utf-8")
+    )
+
+
+def run_page(page: Path) -> tuple[list[dict], float]:
+    """Run ``page`` in a fresh interpreter; return its comparisons and its run time."""
+    env = {**os.environ, "MPLBACKEND": "agg"}
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as cwd:
+        done = subprocess.run(
+            [sys.executable, "-c", _RUNNER, str(page)],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    elapsed = time.perf_counter() - start
+    for line in done.stdout.splitlines():
+        if line.startswith(_MARK):
+            return json.loads(line[len(_MARK) :]), elapsed
+    raise RuntimeError(f"{page.name} failed:\n{(done.stdout + done.stderr)[-4000:]}")
+
+
+def _cells(runs: list[list[dict]]) -> dict[tuple[int, str], list[dict | None]]:
+    """Line up each candidate's ratio across runs: key (comparison index, label vs baseline)."""
+    rows: dict[tuple[int, str], list[dict | None]] = {}
+    for r, comparisons in enumerate(runs):
+        for i, table in enumerate(comparisons):
+            for ratio in table["ratios"]:
+                key = (i, f"{ratio['label']} vs {ratio['baseline']}")
+                rows.setdefault(key, [None] * len(runs))[r] = ratio
+    return rows
+
+
+def _text(ratio: dict | None) -> str:
+    if ratio is None:
+        return "(not made)"
+    word = "about as fast" if ratio["kind"] == "same" else ratio["kind"]
+    return f"{word} {ratio['speedup']:.3g}x [{ratio['low']:.3g}–{ratio['high']:.3g}]"
+
+
+def main() -> int:
+    """Run the pages, print the verdicts side by side and return 1 if any flipped."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--page", action="append", help="only pages whose name contains this")
+    options = parser.parse_args()
+    pages = [
+        p for p in benchmark_pages() if not options.page or any(s in p.name for s in options.page)
+    ]
+    from cheatsheet import environment
+
+    print(environment(), "\n")
+    flips = []
+    for page in pages:
+        runs, times = [], []
+        for _ in range(options.repeats):
+            comparisons, elapsed = run_page(page)
+            runs.append(comparisons)
+            times.append(elapsed)
+        print(f"{page.relative_to(ROOT)}  (runs of {', '.join(f'{t:.0f} s' for t in times)})")
+        for (i, name), cells in _cells(runs).items():
+            kinds = {c["kind"] for c in cells if c is not None}
+            flag = "  <-- FLIPS" if len(kinds) > 1 else ""
+            print(f"  #{i} {name:45} " + " | ".join(_text(c) for c in cells) + flag)
+            if flag:
+                flips.append(f"{page.name} #{i} {name}")
+        print()
+    if flips:
+        print(f"{len(flips)} verdict(s) flipped between runs:\n  " + "\n  ".join(flips))
+        return 1
+    print(f"No verdict flipped across {options.repeats} runs of {len(pages)} page(s).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
