@@ -94,6 +94,7 @@ def test_html_table_escapes_every_value_and_names_every_column(fake_clock):
     assert "&lt;script&gt;" in html
     assert "a&amp;b" in html
     assert html.count("<tr>") == 3
+    assert "speedup vs &lt;script&gt;" in html  # the baseline's label in the header, escaped
     assert '<th scope="col"></th>' not in html
     assert "alternating rounds" in html
 
