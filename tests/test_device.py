@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from cheatsheet import ENV_VAR, available_devices, pick_device, synchronize
+from cheatsheet import ENV_VAR, available_devices, check_device, pick_device, synchronize
 
 
 def test_cpu_only_machine_picks_cpu(fake_devices):
@@ -77,3 +77,27 @@ def test_wrong_type_is_a_type_error(fake_devices):
 
 def test_synchronize_on_cpu_returns():
     assert synchronize("cpu") is None
+
+
+@pytest.mark.parametrize(
+    ("device", "module", "call"),
+    [
+        ("cuda:0", torch.cuda, "synchronize"),
+        ("mps", torch.mps, "synchronize"),
+        ("xpu:0", torch.xpu, "synchronize"),
+    ],
+)
+def test_synchronize_waits_for_the_accelerator_it_is_given(monkeypatch, device, module, call):
+    waited = []
+    monkeypatch.setattr(module, call, lambda *args: waited.append(args))
+    synchronize(device)
+    assert len(waited) == 1
+    if device != "mps":
+        assert torch.device(*waited[0]) == torch.device(device)
+
+
+@pytest.mark.parametrize("bad", ["cuda:01", "cuda:00"])
+def test_device_indices_have_no_leading_zeros(fake_devices, bad):
+    fake_devices(cuda=2)
+    with pytest.raises(ValueError, match="is not a device"):
+        check_device(bad, "device")

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import matplotlib.pyplot as plt
@@ -65,14 +66,29 @@ def test_injected_noise_never_gets_a_faster_or_slower_verdict(fake_clock, seed):
         (1.04, 1.2, 1.08, 1.15, "same"),  # the interval reaches into the band
         (0.8, 0.94, 0.85, 0.9, "slower"),
         (0.8, 0.96, 0.85, 0.9, "same"),
-        (2.5, 3.5, 0.9, 4.0, "same"),  # a quarter of the rounds disagree: noisy, no verdict
-        (0.2, 0.4, 0.1, 0.99, "same"),
+        (1.06, 1.2, 1.02, 1.15, "faster"),  # three rounds in four were faster, if not by 5%
+        (2.5, 3.5, 0.9, 4.0, "same"),  # a quarter of the rounds point the other way: noisy
+        (0.2, 0.4, 0.1, 1.01, "same"),
     ],
 )
 def test_the_verdict_follows_the_interval_and_the_rounds(low, high, q1, q3, kind):
     ratio = Ratio("b", "a", (low + high) / 2, low, high, 0.96, q1, q3, 30)
     assert ratio.kind == kind
     assert ("about as fast" in ratio.sentence()) == (kind == "same")
+
+
+@pytest.mark.parametrize(
+    "figures", [(0.0, 0.0, 0.0), (math.nan, 1.0, 2.0), (math.inf, 1.0, math.inf), (3.0, 1.0, 2.0)]
+)
+def test_a_ratio_without_finite_positive_figures_is_refused(figures):
+    speedup, low, high = figures
+    with pytest.raises(ValueError, match=r"Ratio needs|outside its interval"):
+        Ratio("b", "a", speedup, low, high, 0.96, 1.0, 1.0, 10)
+
+
+def test_work_that_takes_no_time_is_refused_not_looped_on(fake_clock):
+    with pytest.raises(RuntimeError, match="no measurable time"):
+        _compare(fake_clock, {"a": 0.0, "b": 0.0}, budget_s=0.1)
 
 
 def test_text_table_has_units_spread_interval_and_verdict(fake_clock):

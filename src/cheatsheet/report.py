@@ -100,6 +100,15 @@ class Ratio:
     q3: float
     rounds: int
 
+    def __post_init__(self) -> None:
+        figures = (self.speedup, self.low, self.high, self.q1, self.q3)
+        if not all(math.isfinite(f) and f > 0 for f in figures):
+            raise ValueError(f"a Ratio needs positive, finite figures, got {figures}")
+        if not self.low <= self.speedup <= self.high:
+            raise ValueError(
+                f"speedup {self.speedup} lies outside its interval {self.low}–{self.high}"
+            )
+
     @property
     def spread(self) -> float:
         """Interquartile range of the paired ratios as a fraction of their median."""
@@ -110,14 +119,15 @@ class Ratio:
         """``"faster"``, ``"slower"`` or ``"same"``: what the measurement can support.
 
         "faster" needs the whole confidence interval above ``1 + SAME_BAND``
-        and three rounds in four there too (the first quartile of the paired
-        ratios), so that neither chance nor a noisy minority of rounds makes
-        the call; "slower" mirrors it. Anything else is "same".
+        and three rounds in four to agree that the candidate was faster (the
+        first quartile of the paired ratios above 1), so that neither chance
+        nor noise that splits the rounds makes the call; "slower" mirrors it.
+        Anything else is "same".
         """
         fast, slow = 1 + SAME_BAND, 1 / (1 + SAME_BAND)
-        if self.low > fast and self.q1 > fast:
+        if self.low > fast and self.q1 > 1:
             return "faster"
-        if self.high < slow and self.q3 < slow:
+        if self.high < slow and self.q3 < 1:
             return "slower"
         return "same"
 
@@ -335,8 +345,9 @@ def compare(
     baseline is the median over rounds of the paired ratio, with a 95%
     confidence interval that assumes nothing about how timings are
     distributed. The verdict follows from the interval: "faster" or "slower"
-    only when all of it lies more than 5% from 1 and so do three rounds in
-    four; otherwise "about as fast", however large a noisy ratio looks.
+    only when all of it lies more than 5% from 1 and three rounds in four
+    agree on the direction; otherwise "about as fast", however large a noisy
+    ratio looks.
 
     Parameters
     ----------

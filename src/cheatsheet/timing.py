@@ -50,8 +50,10 @@ _FEWEST_RUNS = 3
 # Fewest rounds of an interleaved comparison: six is the least number of paired
 # ratios that can give a 95% interval for their median.
 _FEWEST_ROUNDS = 6
-# A cap on blocks, so that a clock that never advances cannot loop forever.
+# Caps on blocks, and on calls that took no time at all, so that a clock that
+# never advances cannot loop forever: a thousand real calls always take some time.
 _MAX_RUNS = 100_000
+_STILL_CLOCK_CALLS = 1000
 
 # The host clock. Tests replace it with a fake one whose blocks take known times.
 _clock: Callable[[], float] = time.perf_counter
@@ -296,6 +298,11 @@ def _calibrate(block: Callable[[int], float]) -> int:
         elapsed = min(elapsed, block(number), block(number))
         if elapsed >= _BLOCK_S:
             return number
+        if elapsed <= 0 and number >= _STILL_CLOCK_CALLS:
+            raise RuntimeError(
+                f"{number:,} calls took no measurable time: the clock does not advance; "
+                "time work that takes time"
+            )
         # Aim a little past the target so calibration rarely needs another round.
         grow = 1.2 * _BLOCK_S / elapsed if elapsed > 0 else 10.0
         number = max(number + 1, min(int(number * grow), number * 100))
