@@ -281,49 +281,14 @@ def _read_lines(path: Path) -> tuple[str, ...]:
     return tuple(text.splitlines())
 
 
-def _alive(pid: int) -> bool:
+def _load(path: Path) -> dict[str, Any] | None:
+    import torch
+
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _kill_group(pid: int, sig: int) -> None:
-    """Send ``sig`` to the process group led by rank ``pid`` and to ``pid`` itself."""
-    with contextlib.suppress(ProcessLookupError, PermissionError, AttributeError):
-        os.killpg(pid, sig)  # type: ignore[attr-defined]  # no killpg on Windows
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.kill(pid, sig)
-
-
-def _stop_all(procs: Sequence[multiprocessing.process.BaseProcess]) -> None:
-    """Terminate every rank and whatever it started, then reap the ranks."""
-    hard = getattr(signal, "SIGKILL", signal.SIGTERM)
-    for proc in procs:
-        if proc.pid is not None and proc.exitcode is None:
-            _kill_group(proc.pid, signal.SIGTERM)
-    deadline = time.monotonic() + _TERM_GRACE_S
-    for proc in procs:
-        proc.join(max(0.0, deadline - time.monotonic()))
-    for proc in procs:
-        if proc.pid is not None:
-            # Also clears grandchildren of ranks that exited on their own.
-            _kill_group(proc.pid, hard)
-        proc.join()
-
-
-def _dump_stacks(procs: Sequence[multiprocessing.process.BaseProcess]) -> None:
-    """Ask hung ranks to write their Python stacks to their output (see ``_child``)."""
-    if not hasattr(signal, "SIGUSR1"):
-        return
-    for proc in procs:
-        if proc.pid is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(proc.pid, signal.SIGUSR1)
-    time.sleep(_STACK_DUMP_S)
+        # The file was written moments ago by our own child: full unpickling is safe.
+        return torch.load(path, weights_only=False)  # type: ignore[no-any-return]
+    except Exception:  # noqa: BLE001  # a truncated file from a killed rank: no result
+        return None
 
 
 def _exit_description(code: int | None) -> str:
@@ -335,6 +300,266 @@ def _exit_description(code: int | None) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit code {code}"
+
+
+# -- Checking arguments --------------------------------------------------------------------
+
+
+def _check_arguments(fn: object, world_size: object, timeout_s: object, backend: object) -> None:
+    """Raise ``TypeError`` or ``ValueError``, naming the fix, for arguments ``run`` cannot use."""
+    if not callable(fn):
+        raise TypeError(
+            f"run() needs a function as its first argument, got {type(fn).__name__}; "
+            "pass the function itself, e.g. run(train, 2), not run(train(0, 2), 2)"
+        )
+    if isinstance(world_size, bool) or not isinstance(world_size, int):
+        raise TypeError(f"world_size must be an integer number of processes, got {world_size!r}")
+    if world_size < 1:
+        raise ValueError(
+            f"world_size must be at least 1 process, got {world_size}; use e.g. world_size=2"
+        )
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)):
+        raise TypeError(f"timeout_s must be a number of seconds, got {timeout_s!r}")
+    if not (math.isfinite(timeout_s) and timeout_s > 0):
+        raise ValueError(
+            f"timeout_s must be a positive, finite number of seconds, got {timeout_s!r}; "
+            f"the default is {DEFAULT_TIMEOUT_S:g}"
+        )
+    if not isinstance(backend, str) or not backend:
+        raise TypeError(f"backend must be a backend name such as 'gloo' or 'nccl', got {backend!r}")
+    if backend == "nccl":
+        import torch
+
+        if torch.cuda.device_count() < world_size:
+            raise ValueError(
+                f"backend='nccl' needs one CUDA GPU per rank ({world_size}), this machine has "
+                f"{torch.cuda.device_count()}; use backend='gloo' to run on CPU"
+            )
+
+
+# -- Starting ranks ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Rank:
+    """One started rank: its process and the files it writes its output and outcome to."""
+
+    rank: int
+    process: multiprocessing.process.BaseProcess
+    log_path: Path
+    result_path: Path
+
+    @property
+    def pid(self) -> int:
+        return int(self.process.pid or 0)
+
+    def lines(self) -> tuple[str, ...]:
+        """Return what the rank wrote to its stdout and stderr so far."""
+        return _read_lines(self.log_path)
+
+    def outcome(self) -> dict[str, Any] | None:
+        """Return what ``_child`` saved (value or traceback), or None if it saved nothing."""
+        return _load(self.result_path)
+
+
+def _rank_environment(rank: int, world_size: int, port: int, backend: str) -> dict[str, str]:
+    return {
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(port),
+        "RANK": str(rank),
+        "WORLD_SIZE": str(world_size),
+        "LOCAL_RANK": str(rank),
+        "LOCAL_WORLD_SIZE": str(world_size),
+        "CHEATSHEET_DIST_BACKEND": backend,
+    }
+
+
+def _start_ranks(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    world_size: int,
+    *,
+    method: str,
+    backend: str,
+    folder: Path,
+) -> list[_Rank]:
+    """Start one process per rank; if one fails to start, stop those already running."""
+    ctx = multiprocessing.get_context(method)
+    port = free_port()
+    # Flush so the children do not inherit, and later repeat, buffered parent output.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    ranks: list[_Rank] = []
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns that forking a multithreaded process can deadlock the
+            # child. The ranks only run fn, with one intra-op thread, and start fresh
+            # gloo/c10d state, which is the use fork remains supported for.
+            warnings.filterwarnings("ignore", message=r".*fork\(\)", category=DeprecationWarning)
+            for rank in range(world_size):
+                log_path = folder / f"rank{rank}.log"
+                result_path = folder / f"rank{rank}.pt"
+                env = _rank_environment(rank, world_size, port, backend)
+                process = ctx.Process(
+                    target=_child,
+                    args=(fn, rank, world_size, args, env, str(log_path), str(result_path)),
+                    name=f"cheatsheet-rank{rank}",
+                    daemon=False,
+                )
+                process.start()
+                ranks.append(_Rank(rank, process, log_path, result_path))
+    except BaseException:
+        _stop(ranks)
+        raise
+    return ranks
+
+
+# -- Waiting -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Waited:
+    """How waiting for the ranks ended.
+
+    Attributes
+    ----------
+    failed : int or None
+        The first rank seen to exit with an error, if any.
+    running : tuple of int
+        The ranks still running when ``timeout_s`` ran out; empty if none.
+    elapsed_s : float
+        Seconds from starting the first rank until the wait ended.
+    """
+
+    failed: int | None
+    running: tuple[int, ...]
+    elapsed_s: float
+
+
+def _wait(ranks: Sequence[_Rank], timeout_s: float, started: float) -> _Waited:
+    """Wait until every rank has exited, one has failed, or ``timeout_s`` has passed."""
+    deadline = time.monotonic() + timeout_s
+    pending = {r.process.sentinel: r for r in ranks}
+    failed: int | None = None
+    timed_out = False
+    while pending and failed is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            break
+        for sentinel in wait(list(pending), timeout=remaining):
+            done = pending.pop(sentinel)  # type: ignore[call-overload]
+            done.process.join()
+            if done.process.exitcode != 0 and failed is None:
+                failed = done.rank
+    elapsed_s = time.perf_counter() - started
+    running: tuple[int, ...] = ()
+    if timed_out:
+        running = tuple(r.rank for r in ranks if r.process.exitcode is None)
+        _dump_stacks([ranks[rank] for rank in running])
+    return _Waited(failed=failed, running=running, elapsed_s=elapsed_s)
+
+
+def _dump_stacks(ranks: Sequence[_Rank]) -> None:
+    """Ask hung ranks to write their Python stacks to their output (see ``_child``)."""
+    if not hasattr(signal, "SIGUSR1"):
+        return
+    for r in ranks:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(r.pid, signal.SIGUSR1)
+    time.sleep(_STACK_DUMP_S)
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    """Send ``sig`` to the process group led by rank ``pid`` and to ``pid`` itself."""
+    with contextlib.suppress(ProcessLookupError, PermissionError, AttributeError):
+        os.killpg(pid, sig)  # type: ignore[attr-defined]  # no killpg on Windows
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.kill(pid, sig)
+
+
+def _stop(ranks: Sequence[_Rank]) -> None:
+    """Terminate every rank and whatever it started, then reap the ranks."""
+    hard = getattr(signal, "SIGKILL", signal.SIGTERM)
+    for r in ranks:
+        if r.process.exitcode is None:
+            _kill_group(r.pid, signal.SIGTERM)
+    deadline = time.monotonic() + _TERM_GRACE_S
+    for r in ranks:
+        r.process.join(max(0.0, deadline - time.monotonic()))
+    for r in ranks:
+        # Also clears grandchildren of ranks that exited on their own.
+        _kill_group(r.pid, hard)
+        r.process.join()
+
+
+# -- Building the error --------------------------------------------------------------------
+
+
+def _timeout_error(
+    waited: _Waited, lines: tuple[tuple[str, ...], ...], timeout_s: float, pids: tuple[int, ...]
+) -> DistributedTimeoutError:
+    names = ", ".join(str(rank) for rank in waited.running)
+    return DistributedTimeoutError(
+        f"run(): rank(s) {names} of {len(lines)} still running after {timeout_s:g} s and "
+        "were killed. A rank that waits in a collective its peers never call hangs; "
+        "check that every rank makes the same collective calls, or raise timeout_s. "
+        "The output ends with each hung rank's Python stacks, where the platform allows.\n"
+        f"Output so far:\n{_format_lines(lines)}",
+        running=waited.running,
+        lines=lines,
+        pids=pids,
+    )
+
+
+def _failure_error(
+    failed: _Rank, ranks: Sequence[_Rank], lines: tuple[tuple[str, ...], ...]
+) -> DistributedRunError:
+    code = failed.process.exitcode
+    outcome = failed.outcome()
+    detail = (
+        outcome["traceback"]
+        if outcome is not None and not outcome.get("ok", True)
+        else f"no Python traceback ({_exit_description(code)})\n"
+    )
+    others = [
+        f"rank {r.rank}: {_exit_description(r.process.exitcode)}"
+        for r in ranks
+        if r.rank != failed.rank
+    ]
+    return DistributedRunError(
+        f"run(): rank {failed.rank} of {len(ranks)} failed ({_exit_description(code)}); "
+        f"the other ranks were stopped ({', '.join(others) or 'none'}).\n"
+        f"Traceback of rank {failed.rank}:\n{detail}"
+        f"Output of rank {failed.rank}:\n"
+        f"{_format_lines([()] * failed.rank + [lines[failed.rank]])}",
+        rank=failed.rank,
+        exitcode=code,
+        lines=lines,
+        pids=tuple(r.pid for r in ranks),
+    )
+
+
+# -- Collecting values ---------------------------------------------------------------------
+
+
+def _collect_values(ranks: Sequence[_Rank], lines: tuple[tuple[str, ...], ...]) -> tuple[Any, ...]:
+    """Every rank's return value, in rank order; raise if one is missing."""
+    values = []
+    for r in ranks:
+        outcome = r.outcome()
+        if outcome is None or not outcome.get("ok", False):
+            raise DistributedRunError(
+                f"run(): rank {r.rank} exited cleanly but its result is missing or unreadable; "
+                "return tensors, numbers, strings or containers of them",
+                rank=r.rank,
+                exitcode=r.process.exitcode,
+                lines=lines,
+                pids=tuple(r.pid for r in ranks),
+            )
+        values.append(outcome["value"])
+    return tuple(values)
 
 
 def run(
@@ -401,34 +626,7 @@ def run(
         If ranks are still running after ``timeout_s``; the message names
         them and holds what they printed so far.
     """
-    if not callable(fn):
-        raise TypeError(
-            f"run() needs a function as its first argument, got {type(fn).__name__}; "
-            "pass the function itself, e.g. run(train, 2), not run(train(0, 2), 2)"
-        )
-    if isinstance(world_size, bool) or not isinstance(world_size, int):
-        raise TypeError(f"world_size must be an integer number of processes, got {world_size!r}")
-    if world_size < 1:
-        raise ValueError(
-            f"world_size must be at least 1 process, got {world_size}; use e.g. world_size=2"
-        )
-    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)):
-        raise TypeError(f"timeout_s must be a number of seconds, got {timeout_s!r}")
-    if not (math.isfinite(timeout_s) and timeout_s > 0):
-        raise ValueError(
-            f"timeout_s must be a positive, finite number of seconds, got {timeout_s!r}; "
-            f"the default is {DEFAULT_TIMEOUT_S:g}"
-        )
-    if not isinstance(backend, str) or not backend:
-        raise TypeError(f"backend must be a backend name such as 'gloo' or 'nccl', got {backend!r}")
-    if backend == "nccl":
-        import torch
-
-        if torch.cuda.device_count() < world_size:
-            raise ValueError(
-                f"backend='nccl' needs one CUDA GPU per rank ({world_size}), this machine has "
-                f"{torch.cuda.device_count()}; use backend='gloo' to run on CPU"
-            )
+    _check_arguments(fn, world_size, timeout_s, backend)
     args = tuple(args)
     method = _start_method()
     if method == "spawn":
@@ -436,139 +634,30 @@ def run(
     else:
         for module in _PRELOAD:
             importlib.import_module(module)
-    ctx = multiprocessing.get_context(method)
-    port = free_port()
 
     with tempfile.TemporaryDirectory(prefix="cheatsheet-dist-") as tmp:
-        logs = [Path(tmp, f"rank{rank}.log") for rank in range(world_size)]
-        results = [Path(tmp, f"rank{rank}.pt") for rank in range(world_size)]
-        procs: list[multiprocessing.process.BaseProcess] = []
-        for rank in range(world_size):
-            env = {
-                "MASTER_ADDR": "127.0.0.1",
-                "MASTER_PORT": str(port),
-                "RANK": str(rank),
-                "WORLD_SIZE": str(world_size),
-                "LOCAL_RANK": str(rank),
-                "LOCAL_WORLD_SIZE": str(world_size),
-                "CHEATSHEET_DIST_BACKEND": backend,
-            }
-            procs.append(
-                ctx.Process(
-                    target=_child,
-                    args=(fn, rank, world_size, args, env, str(logs[rank]), str(results[rank])),
-                    name=f"cheatsheet-rank{rank}",
-                    daemon=False,
-                )
-            )
-
-        start = time.perf_counter()
-        failed: int | None = None
-        timed_out = False
+        started = time.perf_counter()
+        ranks = _start_ranks(fn, args, world_size, method=method, backend=backend, folder=Path(tmp))
         try:
-            # Flush so the children do not inherit, and later repeat, buffered parent output.
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(Exception):
-                    stream.flush()
-            with warnings.catch_warnings():
-                # Python 3.12+ warns that forking a multithreaded process can deadlock the
-                # child. The ranks only run fn, with one intra-op thread, and start fresh
-                # gloo/c10d state, which is the use fork remains supported for.
-                warnings.filterwarnings(
-                    "ignore", message=r".*fork\(\)", category=DeprecationWarning
-                )
-                for proc in procs:
-                    proc.start()
-            deadline = time.monotonic() + timeout_s
-            pending = {proc.sentinel: rank for rank, proc in enumerate(procs)}
-            while pending and failed is None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    timed_out = True
-                    break
-                for sentinel in wait(list(pending), timeout=remaining):
-                    rank = pending.pop(sentinel)  # type: ignore[call-overload]
-                    procs[rank].join()
-                    if procs[rank].exitcode != 0 and failed is None:
-                        failed = rank
-            elapsed_s = time.perf_counter() - start
-            running = tuple(rank for rank, proc in enumerate(procs) if proc.exitcode is None)
-            if timed_out:
-                _dump_stacks([procs[rank] for rank in running])
+            waited = _wait(ranks, timeout_s, started)
         finally:
-            _stop_all(procs)
-
-        lines = tuple(_read_lines(path) for path in logs)
-        pids = tuple(int(proc.pid or 0) for proc in procs)
-
-        if timed_out:
-            names = ", ".join(str(rank) for rank in running)
-            raise DistributedTimeoutError(
-                f"run(): rank(s) {names} of {world_size} still running after {timeout_s:g} s and "
-                "were killed. A rank that waits in a collective its peers never call hangs; "
-                "check that every rank makes the same collective calls, or raise timeout_s. "
-                "The output ends with each hung rank's Python stacks, where the platform allows.\n"
-                f"Output so far:\n{_format_lines(lines)}",
-                running=running,
-                lines=lines,
-                pids=pids,
-            )
-        if failed is not None:
-            code = procs[failed].exitcode
-            outcome = _load(results[failed])
-            detail = (
-                outcome["traceback"]
-                if outcome is not None and not outcome.get("ok", True)
-                else f"no Python traceback ({_exit_description(code)})\n"
-            )
-            others = [
-                f"rank {rank}: {_exit_description(proc.exitcode)}"
-                for rank, proc in enumerate(procs)
-                if rank != failed
-            ]
-            raise DistributedRunError(
-                f"run(): rank {failed} of {world_size} failed ({_exit_description(code)}); "
-                f"the other ranks were stopped ({', '.join(others) or 'none'}).\n"
-                f"Traceback of rank {failed}:\n{detail}"
-                f"Output of rank {failed}:\n{_format_lines([()] * failed + [lines[failed]])}",
-                rank=failed,
-                exitcode=code,
-                lines=lines,
-                pids=pids,
-            )
-
-        values = []
-        for rank, path in enumerate(results):
-            outcome = _load(path)
-            if outcome is None or not outcome.get("ok", False):
-                raise DistributedRunError(
-                    f"run(): rank {rank} exited cleanly but its result is missing or unreadable; "
-                    "return tensors, numbers, strings or containers of them",
-                    rank=rank,
-                    exitcode=procs[rank].exitcode,
-                    lines=lines,
-                    pids=pids,
-                )
-            values.append(outcome["value"])
+            _stop(ranks)
+        lines = tuple(r.lines() for r in ranks)
+        pids = tuple(r.pid for r in ranks)
+        if waited.running:
+            raise _timeout_error(waited, lines, timeout_s, pids)
+        if waited.failed is not None:
+            raise _failure_error(ranks[waited.failed], ranks, lines)
+        values = _collect_values(ranks, lines)
 
     result = RunResult(
         world_size=world_size,
         lines=lines,
-        values=tuple(values),
-        elapsed_s=elapsed_s,
+        values=values,
+        elapsed_s=waited.elapsed_s,
         start_method=method,
         pids=pids,
     )
     if echo and any(lines):
         print(result.output())
     return result
-
-
-def _load(path: Path) -> dict[str, Any] | None:
-    import torch
-
-    try:
-        # The file was written moments ago by our own child: full unpickling is safe.
-        return torch.load(path, weights_only=False)  # type: ignore[no-any-return]
-    except Exception:  # noqa: BLE001  # a truncated file from a killed rank: no result
-        return None
