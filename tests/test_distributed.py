@@ -274,3 +274,19 @@ def test_spawn_needs_an_importable_function(monkeypatch):
         run(local_fn, 2)
     with pytest.raises(ValueError, match="picklable arguments"):
         run(_collectives, 2, args=(lambda: 1,))
+
+
+def _leaves_forked_child(rank: int, world_size: int) -> int:
+    if os.fork() == 0:
+        # The grandchild inherits every descriptor of the rank, pipes to the launcher included.
+        time.sleep(300)
+        os._exit(0)
+    return rank
+
+
+def test_forked_child_of_a_rank_does_not_hold_the_run_hostage():
+    started = time.monotonic()
+    result = run(_leaves_forked_child, 2, timeout_s=20)
+    assert time.monotonic() - started < 15
+    assert result.values == (0, 1)
+    _assert_all_gone(result.pids)

@@ -32,7 +32,7 @@ import traceback
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import wait
+from multiprocessing.connection import wait as _wait_ready
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,9 @@ _TERM_GRACE_S = 1.0
 
 # How long hung ranks get to write their stacks before they are stopped.
 _STACK_DUMP_S = 0.5
+
+# How often rank exits are checked where the platform cannot signal them (no pidfd).
+_POLL_S = 0.05
 
 # Imported once here before fork, so that every rank shares them instead of importing
 # them again: DDP, FSDP and DTensor load dynamo lazily, several seconds per process.
@@ -348,10 +351,30 @@ class _Rank:
     process: multiprocessing.process.BaseProcess
     log_path: Path
     result_path: Path
+    #: A pidfd of the process: readable once it has exited (None where unavailable).
+    exit_fd: int | None
 
     @property
     def pid(self) -> int:
         return int(self.process.pid or 0)
+
+    def exitcode(self) -> int | None:
+        """Return the exit code once the process has exited (negative: signal), else None.
+
+        The process is not reaped: while it stays a zombie its pid cannot be reused, so
+        killing its process group afterwards cannot hit a stranger. Unlike
+        ``process.join(timeout)`` this does not read multiprocessing's sentinel pipe,
+        which stays open as long as anything the rank forked is alive.
+        """
+        if hasattr(os, "waitid") and self.pid:
+            try:
+                info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:  # already reaped
+                return self.process.exitcode
+            if info is None:
+                return None
+            return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        return self.process.exitcode
 
     def lines(self) -> tuple[str, ...]:
         """Return what the rank wrote to its stdout and stderr so far."""
@@ -408,11 +431,21 @@ def _start_ranks(
                     daemon=False,
                 )
                 process.start()
-                ranks.append(_Rank(rank, process, log_path, result_path))
+                ranks.append(_Rank(rank, process, log_path, result_path, _exit_fd(process)))
     except BaseException:
         _stop(ranks)
         raise
     return ranks
+
+
+def _exit_fd(process: multiprocessing.process.BaseProcess) -> int | None:
+    """Open a pidfd for ``process`` (Linux 5.3+), or return None."""
+    if not hasattr(os, "pidfd_open") or process.pid is None:
+        return None
+    try:
+        return os.pidfd_open(process.pid)
+    except OSError:  # older kernel, or a sandbox that forbids it
+        return None
 
 
 # -- Waiting -------------------------------------------------------------------------------
@@ -438,27 +471,35 @@ class _Waited:
 
 
 def _wait(ranks: Sequence[_Rank], timeout_s: float, started: float) -> _Waited:
-    """Wait until every rank has exited, one has failed, or ``timeout_s`` has passed."""
+    """Wait until every rank has exited, one has failed, or ``timeout_s`` has passed.
+
+    A rank is done when its process exits; children it leaves behind do not count
+    (``_stop`` kills them).
+    """
     deadline = time.monotonic() + timeout_s
-    pending = {r.process.sentinel: r for r in ranks}
-    failed: int | None = None
-    timed_out = False
-    while pending and failed is None:
+    pending = list(ranks)
+    while pending:
+        for r in [r for r in pending if r.exitcode() is not None]:
+            pending.remove(r)
+            if r.exitcode() != 0:
+                return _Waited(failed=r.rank, running=(), elapsed_s=time.perf_counter() - started)
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            timed_out = True
+        if not pending or remaining <= 0:
             break
-        for sentinel in wait(list(pending), timeout=remaining):
-            done = pending.pop(sentinel)  # type: ignore[call-overload]
-            done.process.join()
-            if done.process.exitcode != 0 and failed is None:
-                failed = done.rank
+        _sleep_until_an_exit(pending, remaining)
     elapsed_s = time.perf_counter() - started
-    running: tuple[int, ...] = ()
-    if timed_out:
-        running = tuple(r.rank for r in ranks if r.process.exitcode is None)
-        _dump_stacks([ranks[rank] for rank in running])
-    return _Waited(failed=failed, running=running, elapsed_s=elapsed_s)
+    running = tuple(r.rank for r in pending)
+    if running:
+        _dump_stacks(pending)
+    return _Waited(failed=None, running=running, elapsed_s=elapsed_s)
+
+
+def _sleep_until_an_exit(ranks: Sequence[_Rank], timeout_s: float) -> None:
+    fds = [r.exit_fd for r in ranks if r.exit_fd is not None]
+    if len(fds) == len(ranks):
+        _wait_ready(fds, timeout=timeout_s)
+    else:
+        time.sleep(min(_POLL_S, timeout_s))
 
 
 def _dump_stacks(ranks: Sequence[_Rank]) -> None:
@@ -482,16 +523,21 @@ def _kill_group(pid: int, sig: int) -> None:
 def _stop(ranks: Sequence[_Rank]) -> None:
     """Terminate every rank and whatever it started, then reap the ranks."""
     hard = getattr(signal, "SIGKILL", signal.SIGTERM)
-    for r in ranks:
-        if r.process.exitcode is None:
-            _kill_group(r.pid, signal.SIGTERM)
+    running = [r for r in ranks if r.exitcode() is None]
+    for r in running:
+        _kill_group(r.pid, signal.SIGTERM)
     deadline = time.monotonic() + _TERM_GRACE_S
+    while running and time.monotonic() < deadline:
+        _sleep_until_an_exit(running, deadline - time.monotonic())
+        running = [r for r in running if r.exitcode() is None]
     for r in ranks:
-        r.process.join(max(0.0, deadline - time.monotonic()))
-    for r in ranks:
-        # Also clears grandchildren of ranks that exited on their own.
+        # Before reaping (join), so the group id is still taken: this also clears
+        # children left behind by ranks that exited on their own.
         _kill_group(r.pid, hard)
+    for r in ranks:
         r.process.join()
+        if r.exit_fd is not None:
+            os.close(r.exit_fd)
 
 
 # -- Building the error --------------------------------------------------------------------
