@@ -1,6 +1,7 @@
 import os
 import re
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -290,3 +291,33 @@ def test_forked_child_of_a_rank_does_not_hold_the_run_hostage():
     assert time.monotonic() - started < 15
     assert result.values == (0, 1)
     _assert_all_gone(result.pids)
+
+
+def _exits(rank: int, world_size: int, code: object) -> str:
+    if rank == 1:
+        sys.exit(code)
+    return "returned"
+
+
+@pytest.mark.parametrize("code", [0, None])
+def test_sys_exit_zero_or_none_in_a_rank_is_a_normal_return(code):
+    result = run(_exits, 2, args=(code,), timeout_s=60)
+    assert result.values == ("returned", None)
+    _assert_all_gone(result.pids)
+
+
+def test_sys_exit_code_of_a_rank_is_its_exit_code():
+    with pytest.raises(DistributedRunError, match=r"rank 1 of 2 failed \(exit code 3\)") as info:
+        run(_exits, 2, args=(3,), timeout_s=60)
+    assert info.value.exitcode == 3
+    # Where it exited, as Python would not say.
+    assert "SystemExit: 3" in str(info.value)
+    assert info.value.lines[1] == ()
+    _assert_all_gone(info.value.pids)
+
+
+def test_sys_exit_with_a_message_prints_it_and_exits_1_as_python_does():
+    with pytest.raises(DistributedRunError, match=r"exit code 1") as info:
+        run(_exits, 2, args=("cannot go on",), timeout_s=60)
+    assert info.value.exitcode == 1
+    assert info.value.lines[1] == ("cannot go on",)

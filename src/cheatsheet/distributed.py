@@ -237,20 +237,12 @@ def _child(
         # stack goes into this rank's output, which shows where it hung.
         faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
     os.environ.update(env)
-    outcome: dict[str, Any]
-    code = 0
     try:
         import torch
 
         # The parent's OpenMP pool does not survive fork, and the ranks share the cores.
         torch.set_num_threads(1)
-        value = fn(rank, world_size, *args)
-        outcome = {"ok": True, "value": value}
-    except BaseException:  # noqa: BLE001  # any failure of fn, SystemExit included, is reported
-        text = traceback.format_exc()
-        sys.stderr.write(text)
-        outcome = {"ok": False, "traceback": text}
-        code = 1
+        outcome, code = _call(fn, rank, world_size, args)
     finally:
         with contextlib.suppress(Exception):
             import torch.distributed as dist
@@ -274,6 +266,36 @@ def _child(
     sys.stderr.flush()
     # Skip the parent's atexit handlers and buffered streams inherited through fork.
     os._exit(code)
+
+
+def _call(
+    fn: Callable[..., Any], rank: int, world_size: int, args: tuple[Any, ...]
+) -> tuple[dict[str, Any], int]:
+    """Call ``fn`` and return the outcome to save and the exit code, as Python would set it.
+
+    ``sys.exit()``, ``sys.exit(0)`` and ``sys.exit(None)`` end a script successfully,
+    so here they are a normal return with value None. ``sys.exit(n)`` keeps ``n``;
+    ``sys.exit("message")`` prints the message and exits with 1.
+    """
+    try:
+        return {"ok": True, "value": fn(rank, world_size, *args)}, 0
+    except SystemExit as exc:
+        if exc.code is None or exc.code == 0:
+            return {"ok": True, "value": None}, 0
+        # Python prints nothing for sys.exit(3); the traceback still goes into the
+        # error message, to show where the rank exited.
+        text = traceback.format_exc()
+        if isinstance(exc.code, int):
+            # As the operating system would keep it; 256 would read as success.
+            code = exc.code & 0xFF or 1
+        else:
+            sys.stderr.write(f"{exc.code}\n")
+            code = 1
+        return {"ok": False, "traceback": text}, code
+    except BaseException:  # noqa: BLE001  # any failure of fn is reported
+        text = traceback.format_exc()
+        sys.stderr.write(text)
+        return {"ok": False, "traceback": text}, 1
 
 
 def _read_lines(path: Path) -> tuple[str, ...]:
