@@ -321,3 +321,20 @@ def test_sys_exit_with_a_message_prints_it_and_exits_1_as_python_does():
         run(_exits, 2, args=("cannot go on",), timeout_s=60)
     assert info.value.exitcode == 1
     assert info.value.lines[1] == ("cannot go on",)
+
+
+def _segfaults(rank: int, world_size: int) -> int:
+    import ctypes
+
+    if rank == 1:
+        ctypes.string_at(0)  # reads address 0: SIGSEGV
+    return rank
+
+
+def test_segfaulting_rank_shows_its_python_stack():
+    with pytest.raises(DistributedRunError, match=r"killed by SIGSEGV") as info:
+        run(_segfaults, 2, timeout_s=60)
+    message = str(info.value)
+    assert "Fatal Python error: Segmentation fault" in message
+    assert re.search(r"\[rank 1\] .*line \d+ in _segfaults", message), message
+    _assert_all_gone(info.value.pids)

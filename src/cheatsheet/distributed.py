@@ -232,6 +232,10 @@ def _child(
     os.dup2(log_fd, 2)
     os.close(log_fd)
     _rebind_std_streams()
+    # A crash in C code (SIGSEGV, SIGABRT...) then shows the Python stack that led to it
+    # in this rank's output. The parent may have its own handler on, writing elsewhere
+    # (pytest writes to its saved stderr); this one replaces it.
+    faulthandler.enable(file=sys.stderr, all_threads=True)
     if hasattr(signal, "SIGUSR1"):
         # On a timeout the parent sends SIGUSR1 before killing: every thread's Python
         # stack goes into this rank's output, which shows where it hung.
