@@ -338,3 +338,54 @@ def test_segfaulting_rank_shows_its_python_stack():
     assert "Fatal Python error: Segmentation fault" in message
     assert re.search(r"\[rank 1\] .*line \d+ in _segfaults", message), message
     _assert_all_gone(info.value.pids)
+
+
+_FLOOD_LINES = 100_000
+
+
+def _floods(rank: int, world_size: int, then: str) -> None:
+    # 100 bytes a line: 10 MB per rank.
+    sys.stdout.write(
+        f"first line of rank {rank}\n"
+        + ("x" * 99 + "\n") * _FLOOD_LINES
+        + f"last line of rank {rank}\n"
+    )
+    sys.stdout.flush()
+    if rank == 1 and then == "raise":
+        raise ValueError("after the flood")
+    if rank == 1 and then == "hang":
+        time.sleep(300)
+
+
+@pytest.mark.parametrize("then", ["raise", "hang"])
+def test_error_message_shows_head_and_tail_of_a_flood_of_output(then):
+    with pytest.raises((DistributedRunError, DistributedTimeoutError)) as info:
+        run(_floods, 2, args=(then,), timeout_s=60 if then == "raise" else 8)
+    message = str(info.value)
+    assert len(message) < 100_000
+    assert "[rank 1] first line of rank 1" in message
+    assert "[rank 1] last line of rank 1" in message
+    skipped = re.search(r"\[rank 1\] \.\.\. ([\d,]+) lines \(([\d,]+) bytes\) skipped", message)
+    assert skipped, message[:3000]
+    lines, size = (int(group.replace(",", "")) for group in skipped.groups())
+    assert _FLOOD_LINES - 200 < lines <= _FLOOD_LINES
+    assert size == lines * 100
+    if then == "raise":
+        assert "ValueError: after the flood" in message
+    # The exception keeps every line.
+    assert info.value.lines[1][0] == "first line of rank 1"
+    assert info.value.lines[1][_FLOOD_LINES + 1] == "last line of rank 1"
+    _assert_all_gone(info.value.pids)
+
+
+def _says_one_long_line(rank: int, world_size: int) -> None:
+    raise ValueError("y" * 1_000_000)
+
+
+def test_error_message_cuts_a_long_line():
+    with pytest.raises(DistributedRunError) as info:
+        run(_says_one_long_line, 1, timeout_s=60)
+    message = str(info.value)
+    assert len(message) < 100_000
+    assert re.search(r"ValueError: y+ \.\.\. \[[\d,]+ more characters\]", message)
+    assert info.value.lines[0][-1] == "ValueError: " + "y" * 1_000_000

@@ -54,6 +54,12 @@ _TERM_GRACE_S = 1.0
 # How long hung ranks get to write their stacks before they are stopped.
 _STACK_DUMP_S = 0.5
 
+# An error message shows this much of each rank's output; the exception's ``lines`` holds
+# all of it. The end (a traceback, the stacks of a hung rank) usually matters most.
+_HEAD_LINES = 20
+_TAIL_LINES = 100
+_MAX_LINE_CHARS = 1000
+
 # How often rank exits are checked where the platform cannot signal them (no pidfd).
 _POLL_S = 0.05
 
@@ -165,6 +171,22 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 def _format_lines(lines: Sequence[Sequence[str]]) -> str:
     return "\n".join(f"[rank {rank}] {line}" for rank, own in enumerate(lines) for line in own)
+
+
+def _excerpt(lines: Sequence[str]) -> list[str]:
+    """Return the head and tail of ``lines``, long lines cut, saying what was left out."""
+    shown = list(lines)
+    if len(lines) > _HEAD_LINES + _TAIL_LINES:
+        skipped = lines[_HEAD_LINES : len(lines) - _TAIL_LINES]
+        size = sum(len(line.encode("utf-8", "replace")) + 1 for line in skipped)
+        note = f"... {len(skipped):,} lines ({size:,} bytes) skipped; .lines holds them all ..."
+        shown = [*lines[:_HEAD_LINES], note, *lines[len(lines) - _TAIL_LINES :]]
+    return [
+        f"{line[:_MAX_LINE_CHARS]} ... [{len(line) - _MAX_LINE_CHARS:,} more characters]"
+        if len(line) > _MAX_LINE_CHARS
+        else line
+        for line in shown
+    ]
 
 
 def _start_method() -> str:
@@ -578,7 +600,7 @@ def _timeout_error(
         "were killed. A rank that waits in a collective its peers never call hangs; "
         "check that every rank makes the same collective calls, or raise timeout_s. "
         "The output ends with each hung rank's Python stacks, where the platform allows.\n"
-        f"Output so far:\n{_format_lines(lines)}",
+        f"Output so far:\n{_format_lines([_excerpt(own) for own in lines])}",
         running=waited.running,
         lines=lines,
         pids=pids,
@@ -590,11 +612,10 @@ def _failure_error(
 ) -> DistributedRunError:
     code = failed.process.exitcode
     outcome = failed.outcome()
-    detail = (
-        outcome["traceback"]
-        if outcome is not None and not outcome.get("ok", True)
-        else f"no Python traceback ({_exit_description(code)})\n"
-    )
+    if outcome is not None and not outcome.get("ok", True):
+        detail = "\n".join(_excerpt(outcome["traceback"].splitlines())) + "\n"
+    else:
+        detail = f"no Python traceback ({_exit_description(code)})\n"
     others = [
         f"rank {r.rank}: {_exit_description(r.process.exitcode)}"
         for r in ranks
@@ -605,7 +626,7 @@ def _failure_error(
         f"the other ranks were stopped ({', '.join(others) or 'none'}).\n"
         f"Traceback of rank {failed.rank}:\n{detail}"
         f"Output of rank {failed.rank}:\n"
-        f"{_format_lines([()] * failed.rank + [lines[failed.rank]])}",
+        f"{_format_lines([[]] * failed.rank + [_excerpt(lines[failed.rank])])}",
         rank=failed.rank,
         exitcode=code,
         lines=lines,
