@@ -1,6 +1,9 @@
+import contextlib
+import ipaddress
 import os
 import re
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -389,3 +392,76 @@ def test_error_message_cuts_a_long_line():
     assert len(message) < 100_000
     assert re.search(r"ValueError: y+ \.\.\. \[[\d,]+ more characters\]", message)
     assert info.value.lines[0][-1] == "ValueError: " + "y" * 1_000_000
+
+
+def _other_local_address() -> str | None:
+    """A non-loopback IPv4 address of this machine, or None if it has none."""
+    candidates = []
+    with contextlib.suppress(OSError):
+        candidates.append(socket.gethostbyname(socket.gethostname()))
+    # Connecting a UDP socket sends nothing: it only asks the routing table which
+    # local address would reach the destination.
+    for destination in ("192.0.2.1", "10.255.255.255", "8.8.8.8"):
+        with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            udp.connect((destination, 9))
+            candidates.append(udp.getsockname()[0])
+    for address in candidates:
+        if ipaddress.ip_address(address).is_loopback or address == "0.0.0.0":
+            continue
+        with contextlib.suppress(OSError), socket.socket(socket.AF_INET) as probe:
+            probe.bind((address, 0))  # fails for an address that is not this machine's
+            return address
+    return None
+
+
+def _listening_ports(pids: set[int]) -> set[int]:
+    """TCP ports on which any of ``pids`` listens, on any address."""
+    inodes = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:["):
+                        inodes.add(target[len("socket:[") : -1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for row in Path(table).read_text().splitlines()[1:]:
+                fields = row.split()
+                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def _connect_from_other_address(
+    rank: int, world_size: int, address: str
+) -> tuple[set[int], list[int], int]:
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    pids: list[int | None] = [None] * world_size
+    dist.all_gather_object(pids, os.getpid())
+    # The launcher (this rank's parent) and every rank, with the rendezvous store and
+    # gloo's listeners up while the group exists.
+    listening = _listening_ports({os.getppid(), *pids})
+    master_port = int(os.environ["MASTER_PORT"])
+    accepted = []
+    for port in sorted(listening | {master_port}):
+        try:
+            with socket.create_connection((address, port), timeout=5):
+                accepted.append(port)
+        except OSError:
+            pass
+    dist.barrier()  # keep every rank's sockets open until all have tried
+    return listening, accepted, master_port
+
+
+def test_rendezvous_and_gloo_refuse_connections_from_other_addresses():
+    address = _other_local_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback address to connect from")
+    result = run(_connect_from_other_address, 2, args=(address,), timeout_s=60, echo=False)
+    for listening, accepted, master_port in result.values:
+        assert master_port in listening, "the rendezvous store was not found listening"
+        assert accepted == [], f"ports reachable through {address}: {accepted}"

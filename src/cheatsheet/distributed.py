@@ -242,8 +242,16 @@ def _child(
     env: dict[str, str],
     log_path: str,
     result_path: str,
+    inherited_fds: tuple[int, ...],
 ) -> None:
-    """Body of one rank: set up its environment and output, call ``fn``, save the outcome."""
+    """Body of one rank: set up its environment and output, call ``fn``, save the outcome.
+
+    ``inherited_fds`` are the launcher's descriptors that a forked rank must not keep
+    open (the rendezvous listener): closed first.
+    """
+    for fd in inherited_fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
     # Own process group: the parent can then kill the rank together with
     # anything it started (compile workers, data loader workers).
     with contextlib.suppress(OSError):
@@ -433,10 +441,107 @@ class _Rank:
         return _load(self.result_path)
 
 
-def _rank_environment(rank: int, world_size: int, port: int, backend: str) -> dict[str, str]:
+class _Rendezvous:
+    """The rendezvous store of one run: hosted by the launcher, reachable on loopback only.
+
+    With ``env://`` rendezvous rank 0 would start the store itself, and its server
+    listens on every interface whatever ``MASTER_ADDR`` says (torch 2.13), so anyone
+    who can reach the machine could join the job or set keys while it runs. Instead
+    the launcher binds the socket to 127.0.0.1, hands it to a ``TCPStore`` through
+    ``master_listen_fd``, and makes every rank a client of that store
+    (``TORCHELASTIC_USE_AGENT_STORE``), as torchrun's agent does.
+
+    Attributes
+    ----------
+    port : int
+        The port ranks connect to (``MASTER_PORT``).
+    hosted : bool
+        Whether the store is hosted here; False where torch has no ``torch.distributed``.
+    """
+
+    def __init__(self) -> None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.bind(("127.0.0.1", 0))
+            # Listening before the ranks start: a rank that connects before the store
+            # serves waits in the backlog instead of being refused and backing off.
+            listener.listen()
+        except BaseException:
+            listener.close()
+            raise
+        self.port = int(listener.getsockname()[1])
+        self._fd: int | None = listener.detach()
+        self._store: object | None = None
+        import torch.distributed
+
+        self.hosted = torch.distributed.is_available()
+        if not self.hosted:
+            self.close()
+
+    @property
+    def inherited_fds(self) -> tuple[int, ...]:
+        """Descriptors a forked rank inherits and must close."""
+        return () if self._fd is None else (self._fd,)
+
+    def environment(self) -> dict[str, str]:
+        """Variables that point a rank's ``init_process_group`` at this store."""
+        env = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(self.port)}
+        if self.hosted:
+            env["TORCHELASTIC_USE_AGENT_STORE"] = "True"
+        interface = _loopback_interface()
+        if interface is not None:
+            # gloo listens on the address its host name resolves to, which on many
+            # machines is a network address; local ranks need loopback only.
+            env["GLOO_SOCKET_IFNAME"] = interface
+        return env
+
+    def serve(self, world_size: int) -> None:
+        """Start the store on the listening socket.
+
+        Called after the ranks are forked, so that they do not inherit its threads
+        and connections.
+        """
+        if not self.hosted or self._fd is None:
+            return
+        import torch.distributed as dist
+
+        fd, self._fd = self._fd, None  # the store owns the socket from here on
+        try:
+            self._store = dist.TCPStore(
+                "127.0.0.1",
+                self.port,
+                world_size,
+                is_master=True,
+                wait_for_workers=False,
+                master_listen_fd=fd,
+            )
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            raise
+
+    def close(self) -> None:
+        """Stop the store (it stops when its last reference goes) or close the socket."""
+        self._store = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _loopback_interface() -> str | None:
+    """Return the name of the loopback network interface, or None if none is found."""
+    try:
+        names = {name for _, name in socket.if_nameindex()}
+    except OSError:
+        return None
+    return next((name for name in ("lo", "lo0") if name in names), None)
+
+
+def _rank_environment(
+    rank: int, world_size: int, rendezvous: _Rendezvous, backend: str
+) -> dict[str, str]:
     return {
-        "MASTER_ADDR": "127.0.0.1",
-        "MASTER_PORT": str(port),
+        **rendezvous.environment(),
         "RANK": str(rank),
         "WORLD_SIZE": str(world_size),
         "LOCAL_RANK": str(rank),
@@ -453,10 +558,12 @@ def _start_ranks(
     method: str,
     backend: str,
     folder: Path,
+    rendezvous: _Rendezvous,
 ) -> list[_Rank]:
     """Start one process per rank; if one fails to start, stop those already running."""
     ctx = multiprocessing.get_context(method)
-    port = free_port()
+    # A spawned rank starts a new interpreter, which inherits none of them.
+    inherited_fds = rendezvous.inherited_fds if method == "fork" else ()
     # Flush so the children do not inherit, and later repeat, buffered parent output.
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
@@ -471,10 +578,19 @@ def _start_ranks(
             for rank in range(world_size):
                 log_path = folder / f"rank{rank}.log"
                 result_path = folder / f"rank{rank}.pt"
-                env = _rank_environment(rank, world_size, port, backend)
+                env = _rank_environment(rank, world_size, rendezvous, backend)
                 process = ctx.Process(
                     target=_child,
-                    args=(fn, rank, world_size, args, env, str(log_path), str(result_path)),
+                    args=(
+                        fn,
+                        rank,
+                        world_size,
+                        args,
+                        env,
+                        str(log_path),
+                        str(result_path),
+                        inherited_fds,
+                    ),
                     name=f"cheatsheet-rank{rank}",
                     daemon=False,
                 )
@@ -728,10 +844,22 @@ def run(
         for module in _PRELOAD:
             importlib.import_module(module)
 
-    with tempfile.TemporaryDirectory(prefix="cheatsheet-dist-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="cheatsheet-dist-") as tmp,
+        contextlib.closing(_Rendezvous()) as rendezvous,
+    ):
         started = time.perf_counter()
-        ranks = _start_ranks(fn, args, world_size, method=method, backend=backend, folder=Path(tmp))
+        ranks = _start_ranks(
+            fn,
+            args,
+            world_size,
+            method=method,
+            backend=backend,
+            folder=Path(tmp),
+            rendezvous=rendezvous,
+        )
         try:
+            rendezvous.serve(world_size)
             waited = _wait(ranks, timeout_s, started)
         finally:
             _stop(ranks)
