@@ -2,10 +2,13 @@ import contextlib
 import ipaddress
 import os
 import re
+import shutil
 import signal
 import socket
+import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -465,3 +468,95 @@ def test_rendezvous_and_gloo_refuse_connections_from_other_addresses():
     for listening, accepted, master_port in result.values:
         assert master_port in listening, "the rendezvous store was not found listening"
         assert accepted == [], f"ports reachable through {address}: {accepted}"
+
+
+_PARENT_THAT_GETS_KILLED = """
+import os, subprocess, sys, time
+
+from cheatsheet.distributed import run
+
+
+def sleeper(rank, world_size, ready):
+    grandchild = subprocess.Popen(["sleep", "300"])
+    folder = os.path.dirname(os.readlink("/proc/self/fd/1"))
+    with open(ready, "a") as file:
+        file.write(f"{os.getpid()} {grandchild.pid} {folder}\\n")
+    time.sleep(300)
+
+
+run(sleeper, 2, args=(sys.argv[1],), timeout_s=200)
+"""
+
+
+def _alive_pid(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended; only its parent's reaping is missing
+
+
+@dataclass(frozen=True)
+class _DoomedRun:
+    """A process that runs two sleeping ranks, each with a ``sleep`` child, for a test to kill."""
+
+    parent: subprocess.Popen[bytes]
+    ranks: frozenset[int]
+    grandchildren: frozenset[int]
+    folder: Path
+
+
+@pytest.fixture
+def doomed_run(tmp_path):
+    ready = tmp_path / "ready"
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT_THAT_GETS_KILLED, str(ready)])
+    reported: list[list[str]] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(reported) < 2 and parent.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+            with contextlib.suppress(FileNotFoundError):
+                reported = [line.split() for line in ready.read_text().splitlines()]
+        assert len(reported) == 2, "the ranks did not start"
+        yield _DoomedRun(
+            parent=parent,
+            ranks=frozenset(int(row[0]) for row in reported),
+            grandchildren=frozenset(int(row[1]) for row in reported),
+            folder=Path(reported[0][2]),
+        )
+    finally:
+        # Whatever the test left: a failing run must not leave sleepers behind.
+        for row in reported:
+            for pid in row[:2]:
+                with contextlib.suppress(OSError):
+                    os.kill(int(pid), signal.SIGKILL)
+        parent.kill()
+        parent.wait()
+        if reported:
+            shutil.rmtree(reported[0][2], ignore_errors=True)
+
+
+def _gone_within(seconds: float, pids: frozenset[int], folder: Path | None = None) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and (
+        (folder is not None and folder.exists()) or any(_alive_pid(pid) for pid in pids)
+    ):
+        time.sleep(0.05)
+    assert not [pid for pid in pids if _alive_pid(pid)], "processes outlived the launcher"
+    assert folder is None or not folder.exists(), "the temporary folder outlived the launcher"
+
+
+def test_ranks_their_children_and_folder_go_when_the_parent_is_killed(doomed_run):
+    doomed_run.parent.kill()
+    doomed_run.parent.wait()
+    _gone_within(10, doomed_run.ranks | doomed_run.grandchildren, doomed_run.folder)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_ranks_die_with_the_parent_even_when_its_watchdog_is_killed_first(doomed_run):
+    watchdogs = _children_of(doomed_run.parent.pid) - doomed_run.ranks
+    assert len(watchdogs) == 1
+    for pid in (*watchdogs, doomed_run.parent.pid):
+        os.kill(pid, signal.SIGKILL)
+    doomed_run.parent.wait()
+    _gone_within(10, doomed_run.ranks)

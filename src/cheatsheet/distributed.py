@@ -16,6 +16,7 @@ its arguments picklable.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import faulthandler
 import importlib
 import io
@@ -23,8 +24,10 @@ import math
 import multiprocessing
 import os
 import pickle
+import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -59,6 +62,12 @@ _STACK_DUMP_S = 0.5
 _HEAD_LINES = 20
 _TAIL_LINES = 100
 _MAX_LINE_CHARS = 1000
+
+# prctl option (linux/prctl.h): the signal this process gets when its parent ends.
+_PR_SET_PDEATHSIG = 1
+
+# How long the watchdog gets to exit once the run is over.
+_WATCHDOG_EXIT_S = 10.0
 
 # How often rank exits are checked where the platform cannot signal them (no pidfd).
 _POLL_S = 0.05
@@ -234,22 +243,54 @@ def _rebind_std_streams() -> None:
         setattr(sys, f"__{name}__", stream)
 
 
-def _child(
-    fn: Callable[..., Any],
-    rank: int,
-    world_size: int,
-    args: tuple[Any, ...],
-    env: dict[str, str],
-    log_path: str,
-    result_path: str,
-    inherited_fds: tuple[int, ...],
-) -> None:
-    """Body of one rank: set up its environment and output, call ``fn``, save the outcome.
+@dataclass(frozen=True)
+class _ChildSetup:
+    """What the process of one rank needs: its function, environment and files.
 
-    ``inherited_fds`` are the launcher's descriptors that a forked rank must not keep
-    open (the rendezvous listener): closed first.
+    Attributes
+    ----------
+    fn, args, rank, world_size
+        The call to make: ``fn(rank, world_size, *args)``.
+    env : dict
+        Variables to set (``RANK``, ``MASTER_PORT``...).
+    log_path, result_path : str
+        Where the rank's stdout and stderr go, and where its outcome is saved.
+    launcher_pid : int
+        The process that runs ``run()``; the rank must not outlive it.
+    inherited_fds : tuple of int
+        The launcher's descriptors that a forked rank must not keep open (the
+        rendezvous listener, the watchdog's pipe): closed first.
     """
-    for fd in inherited_fds:
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    rank: int
+    world_size: int
+    env: dict[str, str]
+    log_path: str
+    result_path: str
+    launcher_pid: int
+    inherited_fds: tuple[int, ...]
+
+
+def _die_with_launcher(launcher_pid: int) -> None:
+    """Make this rank end when the launcher does, even when the launcher is SIGKILLed."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            # Sent when the thread that forked this rank ends. run() stays in that
+            # thread until every rank is reaped, so only the launcher's death sends it.
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # The launcher may have died before that took effect; then no signal would come.
+    # Elsewhere the watchdog (_Watchdog) is what stops the rank.
+    if os.getppid() != launcher_pid:
+        os._exit(1)
+
+
+def _child(setup: _ChildSetup) -> None:
+    """Body of one rank: set up its environment and output, call ``fn``, save the outcome."""
+    _die_with_launcher(setup.launcher_pid)
+    for fd in setup.inherited_fds:
         with contextlib.suppress(OSError):
             os.close(fd)
     # Own process group: the parent can then kill the rank together with
@@ -257,7 +298,7 @@ def _child(
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
     # O_APPEND on one shared description keeps stdout and stderr writes in order.
-    log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    log_fd = os.open(setup.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     os.dup2(log_fd, 1)
     os.dup2(log_fd, 2)
     os.close(log_fd)
@@ -270,13 +311,13 @@ def _child(
         # On a timeout the parent sends SIGUSR1 before killing: every thread's Python
         # stack goes into this rank's output, which shows where it hung.
         faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
-    os.environ.update(env)
+    os.environ.update(setup.env)
     try:
         import torch
 
         # The parent's OpenMP pool does not survive fork, and the ranks share the cores.
         torch.set_num_threads(1)
-        outcome, code = _call(fn, rank, world_size, args)
+        outcome, code = _call(setup.fn, setup.rank, setup.world_size, setup.args)
     finally:
         with contextlib.suppress(Exception):
             import torch.distributed as dist
@@ -286,15 +327,15 @@ def _child(
     try:
         import torch
 
-        torch.save(outcome, result_path)
+        torch.save(outcome, setup.result_path)
     except Exception:  # noqa: BLE001  # whatever pickling raises, the parent must hear of it
         text = traceback.format_exc()
         sys.stderr.write(
-            f"run(): rank {rank} could not send its return value back; return tensors, "
+            f"run(): rank {setup.rank} could not send its return value back; return tensors, "
             f"numbers or containers of them.\n{text}"
         )
         with contextlib.suppress(Exception):
-            torch.save({"ok": False, "traceback": text}, result_path)
+            torch.save({"ok": False, "traceback": text}, setup.result_path)
         code = 1
     sys.stdout.flush()
     sys.stderr.flush()
@@ -528,6 +569,97 @@ class _Rendezvous:
             self._fd = None
 
 
+_WATCHDOG_SOURCE = """
+import os, shutil, signal, sys
+
+groups, folder = set(), None
+for line in sys.stdin:
+    command, _, value = line.rstrip("\\n").partition(" ")
+    if command == "group":
+        groups.add(int(value))
+    elif command == "folder":
+        folder = value
+    elif command == "reaped":
+        groups.clear()
+    elif command == "done":
+        sys.exit(0)
+# End of input without "done": the launcher has died.
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except Exception:
+        pass
+if folder is not None:
+    shutil.rmtree(folder, ignore_errors=True)
+"""
+
+
+class _Watchdog:
+    """A small process that stops the ranks and removes their folder if the launcher dies.
+
+    On Linux the ranks themselves die with the launcher (``_die_with_launcher``), but
+    what they started (a subprocess, compile workers) and the run's temporary folder
+    would stay behind. The watchdog is a separate interpreter in its own session, so
+    that a kill of the launcher's process group spares it, and it reads commands from
+    a pipe only the launcher writes to: end of input without ``done`` means the
+    launcher has died. Where no interpreter can be started, runs go on without one.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self._fd: int | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        if not sys.executable:
+            return
+        read_fd, write_fd = os.pipe()
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _WATCHDOG_SOURCE],
+                stdin=read_fd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError:
+            os.close(write_fd)
+            return
+        finally:
+            os.close(read_fd)
+        self._fd = write_fd
+        self._send(f"folder {folder}")
+
+    @property
+    def inherited_fds(self) -> tuple[int, ...]:
+        """Descriptors a forked rank inherits and must close, or the watchdog never sees EOF."""
+        return () if self._fd is None else (self._fd,)
+
+    def watch(self, pid: int) -> None:
+        """Kill process group ``pid`` (a rank and what it started) if the launcher dies."""
+        self._send(f"group {pid}")
+
+    def reaped(self) -> None:
+        """Forget the groups: their ranks are reaped, and the ids may be reused."""
+        self._send("reaped")
+
+    def close(self) -> None:
+        """Tell the watchdog the run ended normally, and wait for it to exit."""
+        if self._fd is not None:
+            self._send("done")
+            os.close(self._fd)
+            self._fd = None
+        if self._process is not None:
+            try:
+                self._process.wait(_WATCHDOG_EXIT_S)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+            self._process = None
+
+    def _send(self, line: str) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):  # the watchdog is gone: nothing to tell
+                os.write(self._fd, f"{line}\n".encode())
+
+
 def _loopback_interface() -> str | None:
     """Return the name of the loopback network interface, or None if none is found."""
     try:
@@ -559,11 +691,12 @@ def _start_ranks(
     backend: str,
     folder: Path,
     rendezvous: _Rendezvous,
+    watchdog: _Watchdog,
 ) -> list[_Rank]:
     """Start one process per rank; if one fails to start, stop those already running."""
     ctx = multiprocessing.get_context(method)
     # A spawned rank starts a new interpreter, which inherits none of them.
-    inherited_fds = rendezvous.inherited_fds if method == "fork" else ()
+    inherited_fds = (*rendezvous.inherited_fds, *watchdog.inherited_fds) if method == "fork" else ()
     # Flush so the children do not inherit, and later repeat, buffered parent output.
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
@@ -578,23 +711,26 @@ def _start_ranks(
             for rank in range(world_size):
                 log_path = folder / f"rank{rank}.log"
                 result_path = folder / f"rank{rank}.pt"
-                env = _rank_environment(rank, world_size, rendezvous, backend)
+                setup = _ChildSetup(
+                    fn=fn,
+                    args=args,
+                    rank=rank,
+                    world_size=world_size,
+                    env=_rank_environment(rank, world_size, rendezvous, backend),
+                    log_path=str(log_path),
+                    result_path=str(result_path),
+                    launcher_pid=os.getpid(),
+                    inherited_fds=inherited_fds,
+                )
                 process = ctx.Process(
-                    target=_child,
-                    args=(
-                        fn,
-                        rank,
-                        world_size,
-                        args,
-                        env,
-                        str(log_path),
-                        str(result_path),
-                        inherited_fds,
-                    ),
-                    name=f"cheatsheet-rank{rank}",
-                    daemon=False,
+                    target=_child, args=(setup,), name=f"cheatsheet-rank{rank}", daemon=False
                 )
                 process.start()
+                # The rank makes itself a group leader too; doing it here as well means
+                # the group exists before the watchdog hears of it.
+                with contextlib.suppress(OSError, AttributeError):
+                    os.setpgid(process.pid, process.pid)  # type: ignore[arg-type]
+                watchdog.watch(int(process.pid or 0))
                 ranks.append(_Rank(rank, process, log_path, result_path, _exit_fd(process)))
     except BaseException:
         _stop(ranks)
@@ -844,25 +980,27 @@ def run(
         for module in _PRELOAD:
             importlib.import_module(module)
 
-    with (
-        tempfile.TemporaryDirectory(prefix="cheatsheet-dist-") as tmp,
-        contextlib.closing(_Rendezvous()) as rendezvous,
-    ):
-        started = time.perf_counter()
-        ranks = _start_ranks(
-            fn,
-            args,
-            world_size,
-            method=method,
-            backend=backend,
-            folder=Path(tmp),
-            rendezvous=rendezvous,
-        )
-        try:
-            rendezvous.serve(world_size)
-            waited = _wait(ranks, timeout_s, started)
-        finally:
-            _stop(ranks)
+    folder = Path(tempfile.mkdtemp(prefix="cheatsheet-dist-"))
+    watchdog = _Watchdog(folder)
+    try:
+        with contextlib.closing(_Rendezvous()) as rendezvous:
+            started = time.perf_counter()
+            ranks = _start_ranks(
+                fn,
+                args,
+                world_size,
+                method=method,
+                backend=backend,
+                folder=folder,
+                rendezvous=rendezvous,
+                watchdog=watchdog,
+            )
+            try:
+                rendezvous.serve(world_size)
+                waited = _wait(ranks, timeout_s, started)
+            finally:
+                _stop(ranks)
+                watchdog.reaped()
         lines = tuple(r.lines() for r in ranks)
         pids = tuple(r.pid for r in ranks)
         if waited.running:
@@ -870,6 +1008,9 @@ def run(
         if waited.failed is not None:
             raise _failure_error(ranks[waited.failed], ranks, lines)
         values = _collect_values(ranks, lines)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        watchdog.close()
 
     result = RunResult(
         world_size=world_size,
