@@ -924,6 +924,11 @@ def run(
     other argument. ``fn`` sets up its own process group, which keeps the
     code a reader copies complete; one it leaves initialised is destroyed
     when it returns. Every process runs with ``torch.set_num_threads(1)``.
+
+    Nothing the run listens on can be reached from another address: the
+    rendezvous store is hosted by this process on 127.0.0.1, the ranks are
+    its clients (``TORCHELASTIC_USE_AGENT_STORE=True``, as under torchrun),
+    and ``GLOO_SOCKET_IFNAME`` names the loopback interface.
     Before forking, ``torch.distributed`` and ``torch._dynamo`` (which DDP,
     FSDP and DTensor import lazily) are imported here once, so the ranks
     share them instead of each importing them again.
@@ -931,6 +936,13 @@ def run(
     Everything a rank writes to file descriptors 1 and 2 (``print``,
     warnings, C++ logging) is kept, and printed by this process once all
     ranks are done, grouped by rank as ``[rank 0] ...``, ``[rank 1] ...``.
+
+    A rank is done when its process exits, whatever it started; those
+    processes are killed then. ``sys.exit()``, ``sys.exit(0)`` and
+    ``sys.exit(None)`` in ``fn`` return None; ``sys.exit(n)`` fails the run
+    with exit code ``n``. If this process is killed, the ranks die with it
+    (on Linux through ``PR_SET_PDEATHSIG``), and a small watchdog process
+    kills what they started and removes the run's temporary folder.
 
     Parameters
     ----------
@@ -965,11 +977,18 @@ def run(
         ``backend="nccl"`` finds fewer GPUs than ranks, or processes must be
         spawned and ``fn`` cannot be imported.
     DistributedRunError
-        If a rank raises or dies; the message holds its traceback and output,
-        and the other ranks are killed.
+        If a rank raises or dies; the message holds its traceback (for a
+        crash in C code, its Python stack from ``faulthandler``) and its
+        output, and the other ranks are killed.
     DistributedTimeoutError
         If ranks are still running after ``timeout_s``; the message names
         them and holds what they printed so far.
+
+    Notes
+    -----
+    An error message shows the head and tail of a rank's output, with long
+    lines cut, and says how much it left out; the exception's ``lines``
+    holds every line.
     """
     _check_arguments(fn, world_size, timeout_s, backend)
     args = tuple(args)
