@@ -291,7 +291,12 @@ def _leaves_forked_child(rank: int, world_size: int) -> int:
     return rank
 
 
-def test_forked_child_of_a_rank_does_not_hold_the_run_hostage():
+@pytest.mark.parametrize("exits_seen_by", ["pidfd", "polling"])
+def test_forked_child_of_a_rank_does_not_hold_the_run_hostage(exits_seen_by, monkeypatch):
+    import cheatsheet.distributed as module
+
+    if exits_seen_by == "polling":  # as on kernels and platforms without pidfds
+        monkeypatch.setattr(module, "_exit_fd", lambda process: None)
     started = time.monotonic()
     result = run(_leaves_forked_child, 2, timeout_s=20)
     assert time.monotonic() - started < 15
@@ -366,7 +371,7 @@ def _floods(rank: int, world_size: int, then: str) -> None:
 @pytest.mark.parametrize("then", ["raise", "hang"])
 def test_error_message_shows_head_and_tail_of_a_flood_of_output(then):
     with pytest.raises((DistributedRunError, DistributedTimeoutError)) as info:
-        run(_floods, 2, args=(then,), timeout_s=60 if then == "raise" else 8)
+        run(_floods, 2, args=(then,), timeout_s=60 if then == "raise" else 5)
     message = str(info.value)
     assert len(message) < 100_000
     assert "[rank 1] first line of rank 1" in message

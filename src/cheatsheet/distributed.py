@@ -779,9 +779,12 @@ def _wait(ranks: Sequence[_Rank], timeout_s: float, started: float) -> _Waited:
     deadline = time.monotonic() + timeout_s
     pending = list(ranks)
     while pending:
-        for r in [r for r in pending if r.exitcode() is not None]:
+        for r in list(pending):
+            code = r.exitcode()
+            if code is None:
+                continue
             pending.remove(r)
-            if r.exitcode() != 0:
+            if code != 0:
                 return _Waited(failed=r.rank, running=(), elapsed_s=time.perf_counter() - started)
         remaining = deadline - time.monotonic()
         if not pending or remaining <= 0:
