@@ -1,7 +1,14 @@
+import contextlib
+import ipaddress
 import os
 import re
+import shutil
 import signal
+import socket
+import subprocess
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -274,3 +281,292 @@ def test_spawn_needs_an_importable_function(monkeypatch):
         run(local_fn, 2)
     with pytest.raises(ValueError, match="picklable arguments"):
         run(_collectives, 2, args=(lambda: 1,))
+
+
+def _leaves_forked_child(rank: int, world_size: int) -> int:
+    if os.fork() == 0:
+        # The grandchild inherits every descriptor of the rank, pipes to the launcher included.
+        time.sleep(300)
+        os._exit(0)
+    return rank
+
+
+@pytest.mark.parametrize("exits_seen_by", ["pidfd", "polling"])
+def test_forked_child_of_a_rank_does_not_hold_the_run_hostage(exits_seen_by, monkeypatch):
+    import cheatsheet.distributed as module
+
+    if exits_seen_by == "polling":  # as on kernels and platforms without pidfds
+        monkeypatch.setattr(module, "_exit_fd", lambda process: None)
+    started = time.monotonic()
+    result = run(_leaves_forked_child, 2, timeout_s=20)
+    assert time.monotonic() - started < 15
+    assert result.values == (0, 1)
+    _assert_all_gone(result.pids)
+
+
+def _exits(rank: int, world_size: int, code: object) -> str:
+    if rank == 1:
+        sys.exit(code)
+    return "returned"
+
+
+@pytest.mark.parametrize("code", [0, None])
+def test_sys_exit_zero_or_none_in_a_rank_is_a_normal_return(code):
+    result = run(_exits, 2, args=(code,), timeout_s=60)
+    assert result.values == ("returned", None)
+    _assert_all_gone(result.pids)
+
+
+def test_sys_exit_code_of_a_rank_is_its_exit_code():
+    with pytest.raises(DistributedRunError, match=r"rank 1 of 2 failed \(exit code 3\)") as info:
+        run(_exits, 2, args=(3,), timeout_s=60)
+    assert info.value.exitcode == 3
+    # Python itself prints nothing; the message's traceback shows where the rank exited.
+    assert "SystemExit: 3" in str(info.value)
+    assert info.value.lines[1] == ()
+    _assert_all_gone(info.value.pids)
+
+
+def test_sys_exit_with_a_message_prints_it_and_exits_1_as_python_does():
+    with pytest.raises(DistributedRunError, match=r"exit code 1") as info:
+        run(_exits, 2, args=("cannot go on",), timeout_s=60)
+    assert info.value.exitcode == 1
+    assert info.value.lines[1] == ("cannot go on",)
+
+
+def _segfaults(rank: int, world_size: int) -> int:
+    import ctypes
+
+    if rank == 1:
+        ctypes.string_at(0)  # reads address 0: SIGSEGV
+    return rank
+
+
+def test_segfaulting_rank_shows_its_python_stack():
+    with pytest.raises(DistributedRunError, match=r"killed by SIGSEGV") as info:
+        run(_segfaults, 2, timeout_s=60)
+    message = str(info.value)
+    assert "Fatal Python error: Segmentation fault" in message
+    assert re.search(r"\[rank 1\] .*line \d+ in _segfaults", message), message
+    _assert_all_gone(info.value.pids)
+
+
+_FLOOD_LINES = 100_000
+
+
+def _floods(rank: int, world_size: int, then: str) -> None:
+    # 100 bytes a line: 10 MB per rank.
+    sys.stdout.write(
+        f"first line of rank {rank}\n"
+        + ("x" * 99 + "\n") * _FLOOD_LINES
+        + f"last line of rank {rank}\n"
+    )
+    sys.stdout.flush()
+    if rank == 1 and then == "raise":
+        raise ValueError("after the flood")
+    if rank == 1 and then == "hang":
+        time.sleep(300)
+
+
+@pytest.mark.parametrize(
+    ("then", "error", "timeout_s"),
+    [("raise", DistributedRunError, 60), ("hang", DistributedTimeoutError, 5)],
+)
+def test_error_message_shows_head_and_tail_of_a_flood_of_output(then, error, timeout_s):
+    with pytest.raises(error) as info:
+        run(_floods, 2, args=(then,), timeout_s=timeout_s)
+    message = str(info.value)
+    assert len(message) < 100_000
+    assert "[rank 1] first line of rank 1" in message
+    assert "[rank 1] last line of rank 1" in message
+    skipped = re.search(r"\[rank 1\] \.\.\. ([\d,]+) lines \(([\d,]+) bytes\) skipped", message)
+    assert skipped, message[:3000]
+    lines, size = (int(group.replace(",", "")) for group in skipped.groups())
+    assert _FLOOD_LINES - 200 < lines <= _FLOOD_LINES
+    assert size == lines * 100
+    if then == "raise":
+        assert "ValueError: after the flood" in message
+    # The exception keeps every line.
+    assert info.value.lines[1][0] == "first line of rank 1"
+    assert info.value.lines[1][_FLOOD_LINES + 1] == "last line of rank 1"
+    _assert_all_gone(info.value.pids)
+
+
+def _says_one_long_line(rank: int, world_size: int) -> None:
+    raise ValueError("y" * 1_000_000)
+
+
+def test_error_message_cuts_a_long_line():
+    with pytest.raises(DistributedRunError) as info:
+        run(_says_one_long_line, 1, timeout_s=60)
+    message = str(info.value)
+    assert len(message) < 100_000
+    assert re.search(r"ValueError: y+ \.\.\. \[[\d,]+ more characters\]", message)
+    assert info.value.lines[0][-1] == "ValueError: " + "y" * 1_000_000
+
+
+def _other_local_address() -> str | None:
+    """A non-loopback IPv4 address of this machine, or None if it has none."""
+    candidates = []
+    with contextlib.suppress(OSError):
+        candidates.append(socket.gethostbyname(socket.gethostname()))
+    # Connecting a UDP socket sends nothing: it only asks the routing table which
+    # local address would reach the destination.
+    for destination in ("192.0.2.1", "10.255.255.255", "8.8.8.8"):
+        with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            udp.connect((destination, 9))
+            candidates.append(udp.getsockname()[0])
+    for address in candidates:
+        if ipaddress.ip_address(address).is_loopback or address == "0.0.0.0":
+            continue
+        with contextlib.suppress(OSError), socket.socket(socket.AF_INET) as probe:
+            probe.bind((address, 0))  # fails for an address that is not this machine's
+            return address
+    return None
+
+
+def _listening_ports(pids: set[int]) -> set[int]:
+    """TCP ports on which any of ``pids`` listens, on any address."""
+    inodes = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:["):
+                        inodes.add(target[len("socket:[") : -1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for row in Path(table).read_text().splitlines()[1:]:
+                fields = row.split()
+                if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def _connect_from_other_address(
+    rank: int, world_size: int, address: str
+) -> tuple[set[int], list[int], int]:
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    pids: list[int | None] = [None] * world_size
+    dist.all_gather_object(pids, os.getpid())
+    # The launcher (this rank's parent) and every rank, with the rendezvous store and
+    # gloo's listeners up while the group exists.
+    listening = _listening_ports({os.getppid(), *pids})
+    master_port = int(os.environ["MASTER_PORT"])
+    accepted = []
+    for port in sorted(listening | {master_port}):
+        try:
+            with socket.create_connection((address, port), timeout=5):
+                accepted.append(port)
+        except OSError:
+            pass
+    dist.barrier()  # keep every rank's sockets open until all have tried
+    return listening, accepted, master_port
+
+
+def test_rendezvous_and_gloo_refuse_connections_from_other_addresses():
+    address = _other_local_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback address to connect from")
+    result = run(_connect_from_other_address, 2, args=(address,), timeout_s=60, echo=False)
+    for listening, accepted, master_port in result.values:
+        assert master_port in listening, "the rendezvous store was not found listening"
+        assert accepted == [], f"ports reachable through {address}: {accepted}"
+
+
+_PARENT_THAT_GETS_KILLED = """
+import os, subprocess, sys, time
+
+from cheatsheet.distributed import run
+
+
+def sleeper(rank, world_size, ready):
+    grandchild = subprocess.Popen(["sleep", "300"])
+    folder = os.path.dirname(os.readlink("/proc/self/fd/1"))
+    with open(ready, "a") as file:
+        file.write(f"{os.getpid()} {grandchild.pid} {folder}\\n")
+    time.sleep(300)
+
+
+run(sleeper, 2, args=(sys.argv[1],), timeout_s=200)
+"""
+
+
+def _alive_pid(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended; only its parent's reaping is missing
+
+
+@dataclass(frozen=True)
+class _DoomedRun:
+    """A process that runs two sleeping ranks, each with a ``sleep`` child, for a test to kill."""
+
+    parent: subprocess.Popen[bytes]
+    ranks: frozenset[int]
+    grandchildren: frozenset[int]
+    folder: Path
+
+
+@pytest.fixture
+def doomed_run(tmp_path):
+    ready = tmp_path / "ready"
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT_THAT_GETS_KILLED, str(ready)])
+    reported: list[list[str]] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(reported) < 2 and parent.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+            with contextlib.suppress(FileNotFoundError):
+                lines = ready.read_text().splitlines(keepends=True)
+                # Only whole lines: a rank may be writing its own as we read.
+                reported = [line.split() for line in lines if line.endswith("\n")]
+        assert len(reported) == 2, "the ranks did not start"
+        yield _DoomedRun(
+            parent=parent,
+            ranks=frozenset(int(row[0]) for row in reported),
+            grandchildren=frozenset(int(row[1]) for row in reported),
+            folder=Path(reported[0][2]),
+        )
+    finally:
+        # Whatever the test left: a failing run must not leave sleepers behind.
+        for row in reported:
+            for pid in row[:2]:
+                with contextlib.suppress(OSError):
+                    os.kill(int(pid), signal.SIGKILL)
+        parent.kill()
+        parent.wait()
+        if reported:
+            shutil.rmtree(reported[0][2], ignore_errors=True)
+
+
+def _gone_within(seconds: float, pids: frozenset[int], folder: Path | None = None) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and (
+        (folder is not None and folder.exists()) or any(_alive_pid(pid) for pid in pids)
+    ):
+        time.sleep(0.05)
+    assert not [pid for pid in pids if _alive_pid(pid)], "processes outlived the launcher"
+    assert folder is None or not folder.exists(), "the temporary folder outlived the launcher"
+
+
+def test_ranks_their_children_and_folder_go_when_the_parent_is_killed(doomed_run):
+    doomed_run.parent.kill()
+    doomed_run.parent.wait()
+    _gone_within(10, doomed_run.ranks | doomed_run.grandchildren, doomed_run.folder)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_ranks_die_with_the_parent_even_when_its_watchdog_is_killed_first(doomed_run):
+    watchdogs = _children_of(doomed_run.parent.pid) - doomed_run.ranks
+    assert len(watchdogs) == 1
+    for pid in (*watchdogs, doomed_run.parent.pid):
+        os.kill(pid, signal.SIGKILL)
+    doomed_run.parent.wait()
+    _gone_within(10, doomed_run.ranks)
