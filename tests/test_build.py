@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,8 @@ import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+import sitebuild
 
 SETS_STATE = '''r"""
 Sets state
@@ -63,9 +66,10 @@ HEADER = """Basics
 
 
 def _build(root: Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "sphinx", "-c", ".", "-W", "--keep-going", "-n", "-b", "html",
-               "docs", "_build/html"]  # fmt: skip
-    return subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    # The site's own command line: noxfile.py's SPHINX_BUILD.
+    command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
+    env = {**os.environ, "MPLBACKEND": "agg"}
+    return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +108,14 @@ def test_pages_run_in_header_order_and_start_from_a_clean_state(project, passing
     assert f"draw {expected_draw}" in page
     index = (project / "_build" / "html" / "gallery" / "index.html").read_text()
     assert index.index("sets_state") < index.index("reads_state")
+
+
+def test_the_site_folder_holds_no_build_state(project, passing_build):
+    site = project / "_build" / "html"
+    assert not (site / ".doctrees").exists()
+    assert not list(site.rglob("*.pickle")) + list(site.rglob("*.doctree"))
+    # html_copy_source is off: Sphinx still makes the folder, and leaves it empty.
+    assert not list((site / "_sources").rglob("*"))
 
 
 def test_a_failing_page_fails_the_build_with_its_traceback(project, passing_build):

@@ -126,6 +126,13 @@ def test_every_internal_link_resolves(site):
     assert not broken, "\n".join(broken[:50])
 
 
+def test_the_site_holds_no_build_state(site):
+    # Sphinx's doctrees (pickles of the build environment) belong in _build/doctrees.
+    assert not (site / ".doctrees").exists()
+    assert not [p for pattern in ("*.pickle", "*.doctree") for p in site.rglob(pattern)]
+    assert not list((site / "_sources").rglob("*"))
+
+
 def test_landing_page_shows_the_build_machine(site):
     soup = _soup(site / "index.html")
     table = soup.select_one("table.cheatsheet-table")

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import sitebuild
 
 
@@ -91,7 +92,7 @@ def test_header_order_does_not_match_a_longer_name(tmp_path):
 
 
 def test_header_order_of_the_real_sections():
-    pytorch2 = Path(__file__).resolve().parents[1] / "examples" / "pytorch2"
+    pytorch2 = ROOT / "examples" / "pytorch2"
     key = sitebuild.HeaderOrder(pytorch2)
     assert key("compile_essentials.py") < key("sdpa.py") < key("dtensor.py")
 
@@ -108,3 +109,13 @@ def test_count_api_entries_counts_labelled_cells_of_reference_pages(tmp_path):
     )
     (tmp_path / "basics" / "page.py").write_text("# .. _api-elsewhere:\n", encoding="utf-8")
     assert sitebuild.count_api_entries(tmp_path) == 2
+
+
+def test_the_build_command_is_strict_and_keeps_doctrees_out_of_the_site():
+    command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
+    assert command[:3] == [sys.executable, "-m", "sphinx"]
+    assert {"-W", "--keep-going", "-n"} <= set(command)
+    doctrees = Path(command[command.index("-d") + 1])
+    site = Path(command[-1])
+    assert site not in doctrees.parents
+    assert doctrees not in site.parents

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import random
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,36 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     # A page that turned on TORCH_LOGS-style logging (recompiles, graph breaks)
     # would otherwise log into every later page.
     torch._logging.set_logs()
+
+
+# -- The build command --------------------------------------------------------------
+
+
+def sphinx_build_command(noxfile: str | os.PathLike[str]) -> list[str]:
+    """Return the site's sphinx-build command line, run by this Python.
+
+    noxfile.py writes it once, as the literal tuple ``SPHINX_BUILD``. Tests and
+    benchmarks read it from there, because importing noxfile.py needs nox.
+
+    Parameters
+    ----------
+    noxfile : path
+        The project's ``noxfile.py``.
+
+    Returns
+    -------
+    list of str
+        ``[sys.executable, "-m", "sphinx", ...]`` with the flags, source and output
+        folders of ``SPHINX_BUILD``, relative to the project root.
+    """
+    tree = ast.parse(Path(noxfile).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
+            "SPHINX_BUILD"
+        ]:
+            _, *args = ast.literal_eval(node.value)
+            return [sys.executable, "-m", "sphinx", *args]
+    raise LookupError(f"{noxfile} defines no SPHINX_BUILD tuple")
 
 
 _API_LABEL = re.compile(r"^# \.\. _api-[\w-]+:$", re.MULTILINE)
