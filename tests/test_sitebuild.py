@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import random
 import sys
+import types
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+import torch._dynamo.config
+import torch._inductor.config
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
@@ -18,21 +22,57 @@ import sitebuild
 @pytest.fixture
 def restore_torch_state():
     yield
-    sitebuild.reset_state({}, None, "before")
+    sitebuild.reset_state({}, None, "after")
 
 
 def test_reset_state_undoes_what_a_page_may_leave_behind(restore_torch_state):
+    sitebuild.reset_state({}, None, "before")
+    threads = torch.get_num_threads()
     torch.set_default_device("meta")
     torch.set_default_dtype(torch.float64)
     torch.set_grad_enabled(False)
     torch.use_deterministic_algorithms(True)
-    torch.set_num_threads(1)
-    sitebuild.reset_state({}, None, "before")
+    torch.set_num_threads(threads + 1)
+    sitebuild.reset_state({}, None, "after")
     assert torch.get_default_device() == torch.device("cpu")
     assert torch.get_default_dtype() == torch.float32
     assert torch.is_grad_enabled()
     assert not torch.are_deterministic_algorithms_enabled()
-    assert torch.get_num_threads() == sitebuild._default_threads
+    assert torch.get_num_threads() == threads
+
+
+def test_a_restored_page_state_equals_the_captured_one(monkeypatch):
+    state = sitebuild.PageState.capture()
+    torch.autocast("cpu", dtype=torch.bfloat16).__enter__()
+    torch.set_anomaly_enabled(True, False)
+    torch.set_flush_denormal(True)
+    torch.set_float32_matmul_precision("medium")
+    torch.backends.cuda.matmul.fp32_precision = "tf32"  # mixing old and new precision APIs
+    torch.backends.mkldnn.enabled = False
+    torch.backends.mha.set_fastpath_enabled(False)
+    torch.set_printoptions(sci_mode=True)
+    torch._dynamo.config.recompile_limit = 1
+    torch._inductor.config.max_autotune = True
+    np.set_printoptions(precision=2)
+    np.seterr(all="raise")
+    warnings.filterwarnings("ignore", message="planted")
+    monkeypatch.setenv("CHEATSHEET_PLANTED", "1")
+    torch.Tensor.planted = "planted"
+    monkeypatch.setattr(torch.nn.functional, "relu", lambda x: x)
+    state.restore()
+    assert sitebuild.PageState.capture() == state
+    assert torch.nn.functional.relu(torch.tensor([-1.0])).tolist() == [0.0]
+
+
+def test_page_state_keeps_submodules_imported_since_it_was_captured():
+    state = sitebuild.PageState.capture()
+    # The import system binds a new submodule on its parent; it must stay reachable.
+    torch.planted_submodule = types.ModuleType("torch.planted_submodule")
+    try:
+        state.restore()
+        assert isinstance(torch.planted_submodule, types.ModuleType)
+    finally:
+        del torch.planted_submodule
 
 
 def test_reset_state_turns_off_torch_logging(restore_torch_state):
