@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -124,6 +126,36 @@ Raises, as a broken page would.
 ratio = 1 / 0
 '''
 
+WARNS = '''r"""
+Warns
+=====
+
+Raises a warning it does not catch.
+"""
+
+# %%
+import warnings
+
+warnings.warn("planted warning", UserWarning, stacklevel=1)
+'''
+
+SHOWS_WARNING = '''r"""
+Shows a warning
+===============
+
+Catches the warning it means to show, and prints it.
+"""
+
+# %%
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    warnings.warn("planted warning", UserWarning, stacklevel=1)
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+'''
+
 HEADER = """Basics
 ------
 
@@ -159,6 +191,18 @@ def _output(root: Path, page: str) -> str:
     html = (root / "_build" / "html" / "gallery" / "basics" / f"{page}.html").read_text()
     blocks = BeautifulSoup(html, "html.parser").select("div.sphx-glr-script-out pre")
     return "\n".join(block.get_text() for block in blocks)
+
+
+@contextlib.contextmanager
+def _extra_page(root: Path, name: str, text: str) -> Iterator[None]:
+    """Add one example for one build, then remove it and what the build made of it."""
+    (root / "examples" / "basics" / f"{name}.py").write_text(text, encoding="utf-8")
+    try:
+        yield
+    finally:
+        (root / "examples" / "basics" / f"{name}.py").unlink()
+        for made in (root / "docs" / "gallery" / "basics").rglob(f"*{name}*"):
+            made.unlink()
 
 
 @pytest.fixture(scope="module")
@@ -239,12 +283,26 @@ def test_the_site_folder_holds_no_build_state(project, passing_build):
     assert not list((site / "_sources").rglob("*"))
 
 
-def test_a_failing_page_fails_the_build_with_its_traceback(project, passing_build):
-    (project / "examples" / "basics" / "fails.py").write_text(FAILS, encoding="utf-8")
-    try:
+def test_a_page_that_warns_fails_the_build_naming_page_and_warning(project, passing_build):
+    with _extra_page(project, "warns", WARNS):
         result = _build(project)
-    finally:
-        (project / "examples" / "basics" / "fails.py").unlink()
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "warns.py" in output
+    assert "UserWarning: planted warning" in output
+
+
+def test_a_page_that_catches_its_warning_shows_it_and_builds(project, passing_build):
+    with _extra_page(project, "shows_warning", SHOWS_WARNING):
+        result = _build(project)
+        output = _output(project, "shows_warning")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "UserWarning: planted warning" in output
+
+
+def test_a_failing_page_fails_the_build_with_its_traceback(project, passing_build):
+    with _extra_page(project, "fails", FAILS):
+        result = _build(project)
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert "ZeroDivisionError" in output

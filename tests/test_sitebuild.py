@@ -75,6 +75,31 @@ def test_page_state_keeps_submodules_imported_since_it_was_captured():
         del torch.planted_submodule
 
 
+def test_reset_state_raises_a_shown_warning_only_while_a_page_runs(monkeypatch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        monkeypatch.setattr(sitebuild, "_start", sitebuild.PageState.capture())
+        sitebuild.reset_state({}, None, "before")
+        with pytest.raises(UserWarning, match="planted"):
+            warnings.warn("planted", UserWarning, stacklevel=1)
+        sitebuild.reset_state({}, None, "after")
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.warn("planted", UserWarning, stacklevel=1)
+        assert [str(w.message) for w in shown] == ["planted"]
+
+
+def test_reset_state_keeps_hidden_the_warnings_python_hides(monkeypatch):
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        monkeypatch.setattr(sitebuild, "_start", sitebuild.PageState.capture())
+        sitebuild.reset_state({}, None, "before")
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.warn("a library's own deprecation", DeprecationWarning, stacklevel=1)
+        sitebuild.reset_state({}, None, "after")
+    assert shown == []
+
+
 def test_reset_state_turns_off_torch_logging(restore_torch_state):
     from torch._logging._internal import log_state
 

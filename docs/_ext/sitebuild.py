@@ -243,6 +243,10 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     state (:class:`PageState`); every call restores it and reseeds the random
     generators, so a page that changes a setting changes neither a later page nor
     what the build itself reports afterwards (the machine stamp's thread count).
+    Before a page runs, every warning that would be shown becomes an error: a
+    warning the page does not catch fails the build instead of being printed
+    into the page. Warnings Python hides by default (a library's own
+    ``DeprecationWarning``) stay hidden, as they are for a reader.
     """
     global _start
     import numpy as np
@@ -258,6 +262,15 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     # A page that turned on TORCH_LOGS-style logging (recompiles, graph breaks)
     # would otherwise log into every later page.
     torch._logging.set_logs()
+    if when == "before":
+        _raise_shown_warnings()
+
+
+def _raise_shown_warnings() -> None:
+    # Each filter that would print a warning raises it instead, and so does the
+    # default action for a warning no filter matches; "ignore" filters stay.
+    warnings.filters[:] = [f if f[0] == "ignore" else ("error", *f[1:]) for f in warnings.filters]
+    warnings.simplefilter("error", append=True)  # also tells warnings the filters changed
 
 
 # -- The build command --------------------------------------------------------------
