@@ -1,4 +1,4 @@
-"""A small site built with this project's conf.py and command: failures, leaks between pages."""
+"""A small site built with this project's conf.py and command: failures, reruns, leaks."""
 
 from __future__ import annotations
 
@@ -115,6 +115,19 @@ print("relu", F.relu(torch.tensor([-1.0])).tolist())
 print("np.planted", hasattr(np, "planted"))
 '''
 
+USES_HELPERS = '''r"""
+Uses helpers
+============
+
+Prints a value from the helper package, as benchmark pages print its tables.
+"""
+
+# %%
+from cheatsheet.minisite import UNIT
+
+print("unit", UNIT)
+'''
+
 FAILS = '''r"""
 Fails
 =====
@@ -161,11 +174,13 @@ HEADER = """Basics
 
 #. :ref:`sphx_glr_gallery_basics_sets_state.py`
 #. :ref:`sphx_glr_gallery_basics_reads_state.py`
+#. :ref:`sphx_glr_gallery_basics_uses_helpers.py`
 #. :ref:`sphx_glr_gallery_basics_leaves_state.py`
 """
 PAGES = {
     "sets_state": SETS_STATE,
     "reads_state": READS_STATE,
+    "uses_helpers": USES_HELPERS,
     "leaves_state": LEAVES_STATE,
 }
 
@@ -181,10 +196,17 @@ gallery/index
 
 
 def _build(root: Path) -> subprocess.CompletedProcess[str]:
-    # The site's own command line: noxfile.py's SPHINX_BUILD.
+    # The site's own command line (noxfile.py's SPHINX_BUILD); the mini site's copy
+    # of the helper package shadows the installed one.
     command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
-    env = {**os.environ, "MPLBACKEND": "agg"}
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "MPLBACKEND": "agg"}
     return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
+
+
+def _examples_run(result: subprocess.CompletedProcess[str]) -> int:
+    found = re.search(r"successfully executed (\d+) out of", result.stdout)
+    assert found, result.stdout + result.stderr
+    return int(found.group(1))
 
 
 def _output(root: Path, page: str) -> str:
@@ -211,6 +233,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(ROOT / "conf.py", root)
     shutil.copytree(ROOT / "docs" / "_ext", root / "docs" / "_ext")
     shutil.copytree(ROOT / "docs" / "_static", root / "docs" / "_static")
+    package = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "src" / "cheatsheet", root / "src" / "cheatsheet", ignore=package)
+    (root / "src" / "cheatsheet" / "minisite.py").write_text('UNIT = "ms"\n', encoding="utf-8")
     (root / "docs" / "index.md").write_text(INDEX, encoding="utf-8")
     topic = root / "examples" / "basics"
     topic.mkdir(parents=True)
@@ -281,6 +306,21 @@ def test_the_site_folder_holds_no_build_state(project, passing_build):
     assert not list(site.rglob("*.pickle")) + list(site.rglob("*.doctree"))
     # html_copy_source is off: Sphinx still makes the folder, and leaves it empty.
     assert not list((site / "_sources").rglob("*"))
+
+
+def test_a_rebuild_with_nothing_changed_runs_no_example(project, passing_build):
+    result = _build(project)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _examples_run(result) == 0
+
+
+def test_a_change_to_the_helper_package_runs_every_page_again(project, passing_build):
+    assert "unit ms" in _output(project, "uses_helpers")
+    (project / "src" / "cheatsheet" / "minisite.py").write_text('UNIT = "us"\n', encoding="utf-8")
+    result = _build(project)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "unit us" in _output(project, "uses_helpers")
+    assert _examples_run(result) == len(PAGES)
 
 
 def test_a_page_that_warns_fails_the_build_naming_page_and_warning(project, passing_build):

@@ -176,6 +176,31 @@ def test_count_api_entries_counts_labelled_cells_of_reference_pages(tmp_path):
     assert sitebuild.count_api_entries(tmp_path) == 2
 
 
+def test_page_inputs_name_the_torch_the_pages_import():
+    assert sitebuild.page_inputs()["torch"] == torch.__version__
+
+
+@pytest.mark.parametrize(
+    "variable", ["CHEATSHEET_DEVICE", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS"]
+)
+def test_page_inputs_change_with_the_device_and_thread_settings(monkeypatch, variable):
+    monkeypatch.delenv(variable, raising=False)
+    before = sitebuild.page_inputs()
+    monkeypatch.setenv(variable, "1")
+    assert sitebuild.page_inputs() != before
+
+
+def test_page_inputs_change_with_the_helper_package_source(monkeypatch, tmp_path):
+    package = tmp_path / "cheatsheet"
+    package.mkdir()
+    (package / "__init__.py").write_text('UNIT = "ms"\n', encoding="utf-8")
+    monkeypatch.delitem(sys.modules, "cheatsheet", raising=False)
+    monkeypatch.syspath_prepend(tmp_path)
+    before = sitebuild.page_inputs()
+    (package / "__init__.py").write_text('UNIT = "us"\n', encoding="utf-8")
+    assert sitebuild.page_inputs() != before
+
+
 def test_the_build_command_is_strict_and_keeps_doctrees_out_of_the_site():
     command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
     assert command[:3] == [sys.executable, "-m", "sphinx"]

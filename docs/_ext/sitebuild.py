@@ -1,9 +1,13 @@
-"""Build hooks of this site: a fresh start for every page, page order, the machine stamp."""
+"""Build hooks of this site: a fresh start for every page, reruns, page order, the machine stamp."""
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
+import importlib.metadata
+import importlib.util
+import json
 import os
 import random
 import re
@@ -17,10 +21,13 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 # torch, numpy and cheatsheet are imported where they are used: a rebuild in which
 # no example runs then never pays the seconds that importing torch costs.
+
+logger = logging.getLogger(__name__)
 
 # -- A fresh start for every page ------------------------------------------------
 
@@ -273,6 +280,89 @@ def _raise_shown_warnings() -> None:
     warnings.simplefilter("error", append=True)  # also tells warnings the filters changed
 
 
+# -- Reruns when what every page depends on changes -------------------------------
+
+# sphinx-gallery re-runs a page only when the page's own file changed. These are
+# the inputs every page's output depends on besides its file.
+_HELPER_PACKAGE = "cheatsheet"
+_INPUTS_FILE = "page_inputs.json"
+
+
+def _source_digest(package: str) -> str:
+    # find_spec locates the copy the pages will import without importing it (and torch).
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return "not installed"
+    digest = hashlib.sha256()
+    for folder in spec.submodule_search_locations:
+        for path in sorted(Path(folder).rglob("*.py")):
+            digest.update(path.relative_to(folder).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def page_inputs() -> dict[str, str]:
+    """Describe what every page's output depends on besides the page's own file.
+
+    Returns
+    -------
+    dict of str to str
+        The helper package's source digest, the versions of Python, torch, NumPy
+        and matplotlib, the device choice (``CHEATSHEET_DEVICE``,
+        ``CUDA_VISIBLE_DEVICES``) and what torch derives its default thread count
+        from (the usable CPUs, ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``). All are
+        read without importing torch, so a rebuild that runs nothing stays fast.
+    """
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    environ = ("CHEATSHEET_DEVICE", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    return {
+        f"{_HELPER_PACKAGE} source": _source_digest(_HELPER_PACKAGE),
+        "python": sys.version,
+        **{name: _version(name) for name in ("torch", "numpy", "matplotlib")},
+        **{name: os.environ.get(name, "unset") for name in environ},
+        "usable cpus": str(cpus),
+    }
+
+
+def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
+    # Runs before sphinx-gallery generates the gallery (builder-inited). Removing
+    # an example's .md5 record is what makes sphinx-gallery run it again.
+    gallery_conf = app.config.sphinx_gallery_conf
+    if not gallery_conf["plot_gallery"]:
+        return
+    current = page_inputs()
+    dirs = gallery_conf["gallery_dirs"]
+    for gallery in [Path(app.srcdir, d) for d in ([dirs] if isinstance(dirs, str) else dirs)]:
+        record = gallery / _INPUTS_FILE
+        try:
+            stored = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            stored = {}
+        if stored == current:
+            continue
+        changed = sorted(
+            k for k in current.keys() | stored.keys() if current.get(k) != stored.get(k)
+        )
+        records = [
+            md5
+            for md5 in gallery.rglob("*.md5")
+            if Path(md5.stem).suffix in gallery_conf["example_extensions"]
+        ]
+        if records:
+            logger.info("page inputs changed (%s): running every example again", ", ".join(changed))
+        for md5 in records:
+            md5.unlink()
+        gallery.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
 # -- The build command --------------------------------------------------------------
 
 
@@ -362,5 +452,7 @@ def _restamp_when_examples_ran(
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("stamp_pages", [], "env")
     app.add_directive("build-stamp", BuildStampDirective)
+    # Before sphinx-gallery's own builder-inited handler (priority 500) runs the examples.
+    app.connect("builder-inited", _rerun_pages_when_inputs_changed, priority=400)
     app.connect("env-get-outdated", _restamp_when_examples_ran)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
