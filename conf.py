@@ -60,7 +60,10 @@ sphinx_gallery_conf = {
         "*",
     ],
     "within_subsection_order": "sitebuild.HeaderOrder",
+    # Every page starts from the state the first one found and leaves nothing
+    # behind, not even for the pages the build renders after the gallery.
     "reset_modules": ("matplotlib", "sitebuild.reset_state"),
+    "reset_modules_order": "both",
     "capture_repr": ("_repr_html_", "__repr__"),
     "image_scrapers": ("matplotlib",),
     "matplotlib_animations": False,

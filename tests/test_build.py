@@ -1,32 +1,82 @@
-"""A small site built with this project's conf.py: a failing page fails the build, pages do not leak state."""
+"""A small site built with this project's conf.py and command: failures, reruns, leaks."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
+import torch._dynamo.config
+import torch._inductor.config
+from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+import sitebuild
 
-SETS_STATE = '''r"""
+# Planted by a page and by the last page; none of it may reach a later page or the build.
+PLANT_STATE = """
+# %%
+import os
+import warnings
+
+import numpy as np
+import torch
+import torch._dynamo.config
+import torch._inductor.config
+import torch.nn.functional as F
+
+torch.set_default_device("meta")
+torch.set_default_dtype(torch.float64)
+torch.manual_seed(123)
+torch.set_grad_enabled(False)
+torch.autocast("cpu", dtype=torch.bfloat16).__enter__()
+torch.autograd.set_detect_anomaly(True)
+torch.set_flush_denormal(True)
+torch.set_num_threads(torch.get_num_threads() + 1)
+torch.backends.mkldnn.enabled = False
+torch.set_float32_matmul_precision("medium")
+torch.backends.cuda.matmul.fp32_precision = "tf32"
+torch._dynamo.config.recompile_limit = 1
+torch._inductor.config.max_autotune = True
+np.set_printoptions(precision=2)
+warnings.filterwarnings("ignore", message="planted")
+os.environ["CHEATSHEET_PLANTED"] = "1"
+torch.Tensor.planted = "planted"
+F.relu = lambda x: x
+np.planted = "planted"
+print("threads set to", torch.get_num_threads())
+"""
+
+SETS_STATE = (
+    '''r"""
 Sets state
 ==========
 
 Changes what a later page would inherit if the build did not reset it.
 """
-
-# %%
-import torch
-
-torch.set_default_device("meta")
-torch.set_default_dtype(torch.float64)
-torch.manual_seed(123)
-print("changed")
 '''
+    + PLANT_STATE
+)
+
+LEAVES_STATE = (
+    '''r"""
+Leaves state
+============
+
+The last page: changes what the build would report after the gallery.
+"""
+'''
+    + PLANT_STATE
+)
 
 READS_STATE = '''r"""
 Reads state
@@ -36,11 +86,46 @@ Shows the state a page starts with.
 """
 
 # %%
+import os
+import warnings
+
+import numpy as np
 import torch
+import torch._dynamo.config
+import torch._inductor.config
+import torch.nn.functional as F
 
 print("device", torch.get_default_device())
 print("dtype", torch.get_default_dtype())
 print("draw", round(torch.rand(1).item(), 6))
+print("grad", torch.is_grad_enabled())
+print("autocast", torch.is_autocast_enabled("cpu"), (torch.ones(2, 2) @ torch.ones(2, 2)).dtype)
+print("anomaly", torch.is_anomaly_enabled())
+print("denormal", (torch.tensor([1e-323], dtype=torch.float64) * 1).item())
+print("threads", torch.get_num_threads())
+print("mkldnn", torch.backends.mkldnn.enabled)
+print("matmul", torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.fp32_precision)
+print("recompile_limit", torch._dynamo.config.recompile_limit)
+print("max_autotune", torch._inductor.config.max_autotune)
+print("numpy precision", np.get_printoptions()["precision"])
+print("planted filter", any(f[1] is not None and f[1].pattern == "planted" for f in warnings.filters))
+print("environ", os.environ.get("CHEATSHEET_PLANTED"))
+print("Tensor.planted", hasattr(torch.Tensor, "planted"))
+print("relu", F.relu(torch.tensor([-1.0])).tolist())
+print("np.planted", hasattr(np, "planted"))
+'''
+
+USES_HELPERS = '''r"""
+Uses helpers
+============
+
+Prints a value from the helper package, as benchmark pages print its tables.
+"""
+
+# %%
+from cheatsheet.minisite import UNIT
+
+print("unit", UNIT)
 '''
 
 FAILS = '''r"""
@@ -54,18 +139,92 @@ Raises, as a broken page would.
 ratio = 1 / 0
 '''
 
+WARNS = '''r"""
+Warns
+=====
+
+Raises a warning it does not catch.
+"""
+
+# %%
+import warnings
+
+warnings.warn("planted warning", UserWarning, stacklevel=1)
+'''
+
+SHOWS_WARNING = '''r"""
+Shows a warning
+===============
+
+Catches the warning it means to show, and prints it.
+"""
+
+# %%
+import warnings
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    warnings.warn("planted warning", UserWarning, stacklevel=1)
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+'''
+
 HEADER = """Basics
 ------
 
 #. :ref:`sphx_glr_gallery_basics_sets_state.py`
 #. :ref:`sphx_glr_gallery_basics_reads_state.py`
+#. :ref:`sphx_glr_gallery_basics_uses_helpers.py`
+#. :ref:`sphx_glr_gallery_basics_leaves_state.py`
+"""
+PAGES = {
+    "sets_state": SETS_STATE,
+    "reads_state": READS_STATE,
+    "uses_helpers": USES_HELPERS,
+    "leaves_state": LEAVES_STATE,
+}
+
+INDEX = """# Mini site
+
+```{build-stamp}
+```
+
+```{toctree}
+gallery/index
+```
 """
 
 
 def _build(root: Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "sphinx", "-c", ".", "-W", "--keep-going", "-n", "-b", "html",
-               "docs", "_build/html"]  # fmt: skip
-    return subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    # The site's own command line (noxfile.py's SPHINX_BUILD); the mini site's copy
+    # of the helper package shadows the installed one.
+    command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "MPLBACKEND": "agg"}
+    return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
+
+
+def _examples_run(result: subprocess.CompletedProcess[str]) -> int:
+    found = re.search(r"successfully executed (\d+) out of", result.stdout)
+    assert found, result.stdout + result.stderr
+    return int(found.group(1))
+
+
+def _output(root: Path, page: str) -> str:
+    html = (root / "_build" / "html" / "gallery" / "basics" / f"{page}.html").read_text()
+    blocks = BeautifulSoup(html, "html.parser").select("div.sphx-glr-script-out pre")
+    return "\n".join(block.get_text() for block in blocks)
+
+
+@contextlib.contextmanager
+def _extra_page(root: Path, name: str, text: str) -> Iterator[None]:
+    """Add one example for one build, then remove it and what the build made of it."""
+    (root / "examples" / "basics" / f"{name}.py").write_text(text, encoding="utf-8")
+    try:
+        yield
+    finally:
+        (root / "examples" / "basics" / f"{name}.py").unlink()
+        for made in (root / "docs" / "gallery" / "basics").rglob(f"*{name}*"):
+            made.unlink()
 
 
 @pytest.fixture(scope="module")
@@ -74,15 +233,16 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(ROOT / "conf.py", root)
     shutil.copytree(ROOT / "docs" / "_ext", root / "docs" / "_ext")
     shutil.copytree(ROOT / "docs" / "_static", root / "docs" / "_static")
-    (root / "docs" / "index.md").write_text(
-        "# Mini site\n\n```{toctree}\ngallery/index\n```\n", encoding="utf-8"
-    )
+    package = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "src" / "cheatsheet", root / "src" / "cheatsheet", ignore=package)
+    (root / "src" / "cheatsheet" / "minisite.py").write_text('UNIT = "ms"\n', encoding="utf-8")
+    (root / "docs" / "index.md").write_text(INDEX, encoding="utf-8")
     topic = root / "examples" / "basics"
     topic.mkdir(parents=True)
     (root / "examples" / "GALLERY_HEADER.rst").write_text("Gallery\n=======\n", encoding="utf-8")
     (topic / "GALLERY_HEADER.rst").write_text(HEADER, encoding="utf-8")
-    (topic / "sets_state.py").write_text(SETS_STATE, encoding="utf-8")
-    (topic / "reads_state.py").write_text(READS_STATE, encoding="utf-8")
+    for name, text in PAGES.items():
+        (topic / f"{name}.py").write_text(text, encoding="utf-8")
     return root
 
 
@@ -92,26 +252,97 @@ def passing_build(project: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_good_site_builds_without_warnings(passing_build):
-    assert passing_build.returncode == 0, passing_build.stderr
+    assert passing_build.returncode == 0, passing_build.stdout + passing_build.stderr
 
 
 def test_pages_run_in_header_order_and_start_from_a_clean_state(project, passing_build):
-    page = (project / "_build" / "html" / "gallery" / "basics" / "reads_state.html").read_text()
+    output = _output(project, "reads_state")
     torch.manual_seed(0)
     expected_draw = round(torch.rand(1).item(), 6)
-    assert "device cpu" in page
-    assert "dtype torch.float32" in page
-    assert f"draw {expected_draw}" in page
+    assert "device cpu" in output
+    assert "dtype torch.float32" in output
+    assert f"draw {expected_draw}" in output
     index = (project / "_build" / "html" / "gallery" / "index.html").read_text()
-    assert index.index("sets_state") < index.index("reads_state")
+    assert index.index("sets_state") < index.index("reads_state") < index.index("leaves_state")
+
+
+def test_nothing_a_page_changes_reaches_the_next_page(project, passing_build):
+    lines = set(_output(project, "reads_state").splitlines())
+    expected = {
+        "grad True",
+        "autocast False torch.float32",
+        "anomaly False",
+        "denormal 1e-323",
+        f"mkldnn {torch.backends.mkldnn.enabled}",
+        "matmul highest none",
+        f"recompile_limit {torch._dynamo.config.recompile_limit}",
+        f"max_autotune {torch._inductor.config.max_autotune}",
+        f"numpy precision {np.get_printoptions()['precision']}",
+        "planted filter False",
+        "environ None",
+        "Tensor.planted False",
+        "relu [0.0]",
+        "np.planted False",
+    }
+    assert expected <= lines, "\n".join(sorted(expected - lines))
+    (planted,) = re.findall(r"threads set to (\d+)", _output(project, "sets_state"))
+    assert f"threads {planted}" not in lines
+
+
+def test_the_landing_page_stamp_shows_the_threads_the_pages_ran_with(project, passing_build):
+    (threads,) = re.findall(r"^threads (\d+)$", _output(project, "reads_state"), re.MULTILINE)
+    soup = BeautifulSoup((project / "_build" / "html" / "index.html").read_text(), "html.parser")
+    rows = {
+        row.select("td")[0].get_text(strip=True): row.select("td")[1].get_text(strip=True)
+        for row in soup.select("table.cheatsheet-table tr")
+        if len(row.select("td")) == 2
+    }
+    assert rows["PyTorch threads"] == threads
+
+
+def test_the_site_folder_holds_no_build_state(project, passing_build):
+    site = project / "_build" / "html"
+    assert not (site / ".doctrees").exists()
+    assert not list(site.rglob("*.pickle")) + list(site.rglob("*.doctree"))
+    # html_copy_source is off: Sphinx still makes the folder, and leaves it empty.
+    assert not list((site / "_sources").rglob("*"))
+
+
+def test_a_rebuild_with_nothing_changed_runs_no_example(project, passing_build):
+    result = _build(project)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _examples_run(result) == 0
+
+
+def test_a_change_to_the_helper_package_runs_every_page_again(project, passing_build):
+    assert "unit ms" in _output(project, "uses_helpers")
+    (project / "src" / "cheatsheet" / "minisite.py").write_text('UNIT = "us"\n', encoding="utf-8")
+    result = _build(project)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "unit us" in _output(project, "uses_helpers")
+    assert _examples_run(result) == len(PAGES)
+
+
+def test_a_page_that_warns_fails_the_build_naming_page_and_warning(project, passing_build):
+    with _extra_page(project, "warns", WARNS):
+        result = _build(project)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "warns.py" in output
+    assert "UserWarning: planted warning" in output
+
+
+def test_a_page_that_catches_its_warning_shows_it_and_builds(project, passing_build):
+    with _extra_page(project, "shows_warning", SHOWS_WARNING):
+        result = _build(project)
+        output = _output(project, "shows_warning")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "UserWarning: planted warning" in output
 
 
 def test_a_failing_page_fails_the_build_with_its_traceback(project, passing_build):
-    (project / "examples" / "basics" / "fails.py").write_text(FAILS, encoding="utf-8")
-    try:
+    with _extra_page(project, "fails", FAILS):
         result = _build(project)
-    finally:
-        (project / "examples" / "basics" / "fails.py").unlink()
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert "ZeroDivisionError" in output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from functools import cache
@@ -124,6 +125,26 @@ def test_every_internal_link_resolves(site):
             if anchored and _soup(target).find(id=unquote(parts.fragment)) is None:
                 broken.append(f"{page.relative_to(site)} -> {href} (no such anchor)")
     assert not broken, "\n".join(broken[:50])
+
+
+def test_no_page_shows_a_path_of_the_build_machine(site):
+    # A traceback, warning or repr prints absolute paths; they name the build
+    # machine's folders, which mean nothing to a reader.
+    folders = {f"{path}{os.sep}" for path in (ROOT, Path.home(), Path(sys.prefix))}
+    offenders = [
+        f"{page.relative_to(site)}: {folder}"
+        for page in _pages(site)
+        for folder in folders
+        if folder in page.read_text(encoding="utf-8")
+    ]
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_site_holds_no_build_state(site):
+    # Sphinx's doctrees (pickles of the build environment) belong in _build/doctrees.
+    assert not (site / ".doctrees").exists()
+    assert not [p for pattern in ("*.pickle", "*.doctree") for p in site.rglob(pattern)]
+    assert not list((site / "_sources").rglob("*"))
 
 
 def test_landing_page_shows_the_build_machine(site):

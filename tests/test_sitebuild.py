@@ -4,34 +4,100 @@ from __future__ import annotations
 
 import random
 import sys
+import types
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+import torch._dynamo.config
+import torch._inductor.config
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import sitebuild
 
 
 @pytest.fixture
 def restore_torch_state():
     yield
-    sitebuild.reset_state({}, None, "before")
+    sitebuild.reset_state({}, None, "after")
 
 
 def test_reset_state_undoes_what_a_page_may_leave_behind(restore_torch_state):
+    sitebuild.reset_state({}, None, "before")
+    threads = torch.get_num_threads()
     torch.set_default_device("meta")
     torch.set_default_dtype(torch.float64)
     torch.set_grad_enabled(False)
     torch.use_deterministic_algorithms(True)
-    torch.set_num_threads(1)
-    sitebuild.reset_state({}, None, "before")
+    torch.set_num_threads(threads + 1)
+    sitebuild.reset_state({}, None, "after")
     assert torch.get_default_device() == torch.device("cpu")
     assert torch.get_default_dtype() == torch.float32
     assert torch.is_grad_enabled()
     assert not torch.are_deterministic_algorithms_enabled()
-    assert torch.get_num_threads() == sitebuild._default_threads
+    assert torch.get_num_threads() == threads
+
+
+def test_a_restored_page_state_equals_the_captured_one(monkeypatch):
+    state = sitebuild.PageState.capture()
+    torch.autocast("cpu", dtype=torch.bfloat16).__enter__()
+    torch.set_anomaly_enabled(True, False)
+    torch.set_flush_denormal(True)
+    torch.set_float32_matmul_precision("medium")
+    torch.backends.cuda.matmul.fp32_precision = "tf32"  # mixing old and new precision APIs
+    torch.backends.mkldnn.enabled = False
+    torch.backends.mha.set_fastpath_enabled(False)
+    torch.set_printoptions(sci_mode=True)
+    torch._dynamo.config.recompile_limit = 1
+    torch._inductor.config.max_autotune = True
+    np.set_printoptions(precision=2)
+    np.seterr(all="raise")
+    warnings.filterwarnings("ignore", message="planted")
+    monkeypatch.setenv("CHEATSHEET_PLANTED", "1")
+    torch.Tensor.planted = "planted"
+    monkeypatch.setattr(torch.nn.functional, "relu", lambda x: x)
+    state.restore()
+    assert sitebuild.PageState.capture() == state
+    assert torch.nn.functional.relu(torch.tensor([-1.0])).tolist() == [0.0]
+
+
+def test_page_state_keeps_submodules_imported_since_it_was_captured():
+    state = sitebuild.PageState.capture()
+    # The import system binds a new submodule on its parent; it must stay reachable.
+    torch.planted_submodule = types.ModuleType("torch.planted_submodule")
+    try:
+        state.restore()
+        assert isinstance(torch.planted_submodule, types.ModuleType)
+    finally:
+        del torch.planted_submodule
+
+
+def test_reset_state_raises_a_shown_warning_only_while_a_page_runs(monkeypatch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        monkeypatch.setattr(sitebuild, "_start", sitebuild.PageState.capture())
+        sitebuild.reset_state({}, None, "before")
+        with pytest.raises(UserWarning, match="planted"):
+            warnings.warn("planted", UserWarning, stacklevel=1)
+        sitebuild.reset_state({}, None, "after")
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.warn("planted", UserWarning, stacklevel=1)
+        assert [str(w.message) for w in shown] == ["planted"]
+
+
+def test_reset_state_keeps_hidden_the_warnings_python_hides(monkeypatch):
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        monkeypatch.setattr(sitebuild, "_start", sitebuild.PageState.capture())
+        sitebuild.reset_state({}, None, "before")
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.warn("a library's own deprecation", DeprecationWarning, stacklevel=1)
+        sitebuild.reset_state({}, None, "after")
+    assert shown == []
 
 
 def test_reset_state_turns_off_torch_logging(restore_torch_state):
@@ -91,7 +157,7 @@ def test_header_order_does_not_match_a_longer_name(tmp_path):
 
 
 def test_header_order_of_the_real_sections():
-    pytorch2 = Path(__file__).resolve().parents[1] / "examples" / "pytorch2"
+    pytorch2 = ROOT / "examples" / "pytorch2"
     key = sitebuild.HeaderOrder(pytorch2)
     assert key("compile_essentials.py") < key("sdpa.py") < key("dtensor.py")
 
@@ -108,3 +174,38 @@ def test_count_api_entries_counts_labelled_cells_of_reference_pages(tmp_path):
     )
     (tmp_path / "basics" / "page.py").write_text("# .. _api-elsewhere:\n", encoding="utf-8")
     assert sitebuild.count_api_entries(tmp_path) == 2
+
+
+def test_page_inputs_name_the_torch_the_pages_import():
+    assert sitebuild.page_inputs()["torch"] == torch.__version__
+
+
+@pytest.mark.parametrize(
+    "variable", ["CHEATSHEET_DEVICE", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS"]
+)
+def test_page_inputs_change_with_the_device_and_thread_settings(monkeypatch, variable):
+    monkeypatch.delenv(variable, raising=False)
+    before = sitebuild.page_inputs()
+    monkeypatch.setenv(variable, "1")
+    assert sitebuild.page_inputs() != before
+
+
+def test_page_inputs_change_with_the_helper_package_source(monkeypatch, tmp_path):
+    package = tmp_path / "cheatsheet"
+    package.mkdir()
+    (package / "__init__.py").write_text('UNIT = "ms"\n', encoding="utf-8")
+    monkeypatch.delitem(sys.modules, "cheatsheet", raising=False)
+    monkeypatch.syspath_prepend(tmp_path)
+    before = sitebuild.page_inputs()
+    (package / "__init__.py").write_text('UNIT = "us"\n', encoding="utf-8")
+    assert sitebuild.page_inputs() != before
+
+
+def test_the_build_command_is_strict_and_keeps_doctrees_out_of_the_site():
+    command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
+    assert command[:3] == [sys.executable, "-m", "sphinx"]
+    assert {"-W", "--keep-going", "-n"} <= set(command)
+    doctrees = Path(command[command.index("-d") + 1])
+    site = Path(command[-1])
+    assert site not in doctrees.parents
+    assert doctrees not in site.parents

@@ -1,51 +1,399 @@
-"""Build hooks of this site: per-example state reset, page order, the build-machine stamp."""
+"""Build hooks of this site: a fresh start for every page, reruns, page order, the machine stamp."""
 
 from __future__ import annotations
 
+import ast
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.util
+import json
 import os
 import random
 import re
+import sys
+import types
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 # torch, numpy and cheatsheet are imported where they are used: a rebuild in which
 # no example runs then never pays the seconds that importing torch costs.
-_default_threads: int | None = None
+
+logger = logging.getLogger(__name__)
+
+# -- A fresh start for every page ------------------------------------------------
+
+# Config modules whose switches a page may flip (torch.compile's knobs live here).
+_CONFIG_MODULES = (
+    "torch._dynamo.config",
+    "torch._inductor.config",
+    "torch._functorch.config",
+    "torch.compiler.config",
+    "torch.fx.experimental._config",
+)
+# Namespaces a page may monkey-patch (``torch.Tensor.foo = ...``, a replaced
+# ``torch.nn.functional.relu``), as (module, attribute path).
+_NAMESPACES = (
+    ("torch", ""),
+    ("torch", "Tensor"),
+    ("torch.nn.functional", ""),
+    ("torch.nn", "Module"),
+    ("numpy", ""),
+)
+_AUTOCAST_DEVICES = ("cpu", "cuda", "mps", "xpu")
+
+
+def _namespace(module: str, path: str) -> Any:
+    found: Any = importlib.import_module(module)
+    for name in filter(None, path.split(".")):
+        found = getattr(found, name)
+    return found
+
+
+def _flush_denormal_enabled() -> bool:
+    import torch
+
+    # torch offers no getter; with flushing on, arithmetic turns a denormal into 0.
+    return (torch.tensor([1e-323], dtype=torch.float64) * 1).item() == 0.0
+
+
+def _torch_switches() -> list[tuple[Callable[[], Any], Callable[[Any], Any]]]:
+    """Process-wide torch settings a page can change, as (read, write) pairs, in write order."""
+    import torch
+
+    backends = torch.backends
+
+    def attribute(owner: Any, name: str) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+        return (lambda: getattr(owner, name), lambda value: setattr(owner, name, value))
+
+    def autocast(device: str) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+        def read() -> tuple[bool, Any]:
+            return torch.is_autocast_enabled(device), torch.get_autocast_dtype(device)
+
+        def write(value: tuple[bool, Any]) -> None:
+            torch.set_autocast_enabled(device, value[0])
+            torch.set_autocast_dtype(device, value[1])
+
+        return read, write
+
+    def default_device() -> Any:
+        device = torch.get_default_device()
+        # "cpu" means no default set: setting it would install a torch-function
+        # mode that slows every later call.
+        return None if device.type == "cpu" else device
+
+    return [
+        (torch.get_default_dtype, torch.set_default_dtype),
+        (default_device, torch.set_default_device),
+        (torch.is_grad_enabled, torch.set_grad_enabled),
+        (torch.get_num_threads, torch.set_num_threads),
+        (
+            lambda: (
+                torch.are_deterministic_algorithms_enabled(),
+                torch.is_deterministic_algorithms_warn_only_enabled(),
+            ),
+            lambda value: torch.use_deterministic_algorithms(value[0], warn_only=value[1]),
+        ),
+        (torch.is_warn_always_enabled, torch.set_warn_always),
+        (
+            lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
+            lambda value: torch.set_anomaly_enabled(*value),
+        ),
+        (_flush_denormal_enabled, torch.set_flush_denormal),
+        (torch.is_autocast_cache_enabled, torch.set_autocast_cache_enabled),
+        *(autocast(device) for device in _AUTOCAST_DEVICES),
+        # The legacy precision switches come before the fp32_precision ones that
+        # replace them: once a page mixed the two APIs torch refuses to read them,
+        # and writing all of them in this order makes them agree again.
+        (torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
+        attribute(backends.cudnn, "allow_tf32"),
+        attribute(backends.cuda.matmul, "allow_tf32"),
+        attribute(backends, "fp32_precision"),
+        attribute(backends.mkldnn.matmul, "fp32_precision"),
+        attribute(backends.mkldnn.conv, "fp32_precision"),
+        attribute(backends.mkldnn.rnn, "fp32_precision"),
+        attribute(backends.cudnn.conv, "fp32_precision"),
+        attribute(backends.cudnn.rnn, "fp32_precision"),
+        attribute(backends.cuda.matmul, "fp32_precision"),
+        attribute(backends.mkldnn, "enabled"),
+        attribute(backends.mkldnn, "deterministic"),
+        attribute(backends.cudnn, "enabled"),
+        attribute(backends.cudnn, "deterministic"),
+        attribute(backends.cudnn, "benchmark"),
+        attribute(backends.cuda.matmul, "allow_fp16_reduced_precision_reduction"),
+        attribute(backends.cuda.matmul, "allow_bf16_reduced_precision_reduction"),
+        (backends.cuda.flash_sdp_enabled, backends.cuda.enable_flash_sdp),
+        (backends.cuda.mem_efficient_sdp_enabled, backends.cuda.enable_mem_efficient_sdp),
+        (backends.cuda.math_sdp_enabled, backends.cuda.enable_math_sdp),
+        (backends.cuda.cudnn_sdp_enabled, backends.cuda.enable_cudnn_sdp),
+        (
+            backends.cuda.fp16_bf16_reduction_math_sdp_allowed,
+            backends.cuda.allow_fp16_bf16_reduction_math_sdp,
+        ),
+        (backends.mha.get_fastpath_enabled, backends.mha.set_fastpath_enabled),
+        attribute(backends.opt_einsum, "enabled"),
+        attribute(backends.quantized, "engine"),
+        (torch._tensor_str.get_printoptions, lambda value: torch.set_printoptions(**value)),
+    ]
+
+
+@dataclass(frozen=True)
+class PageState:
+    """What one page can change that every later page, and the build, would inherit.
+
+    Attributes
+    ----------
+    torch_switches : tuple
+        The values of :func:`_torch_switches`: default dtype and device, grad mode,
+        threads, determinism, anomaly mode, denormal flushing, autocast, matmul
+        precision, ``torch.backends`` flags, print options.
+    configs : dict
+        ``get_config_copy()`` of each of ``_CONFIG_MODULES`` (dynamo, inductor, ...).
+    namespaces : dict
+        A copy of ``vars()`` of each of ``_NAMESPACES``, to undo monkey-patching.
+    numpy_printoptions, numpy_errors : dict
+        ``numpy.get_printoptions()`` and ``numpy.geterr()``.
+    environ : dict
+        A copy of ``os.environ``.
+    warning_filters : tuple
+        ``warnings.filters``.
+    """
+
+    torch_switches: tuple[Any, ...]
+    configs: dict[str, dict[str, Any]]
+    namespaces: dict[tuple[str, str], dict[str, Any]]
+    numpy_printoptions: dict[str, Any]
+    numpy_errors: dict[str, str]
+    environ: dict[str, str]
+    warning_filters: tuple[Any, ...]
+
+    @classmethod
+    def capture(cls) -> PageState:
+        """Record the current state."""
+        import numpy as np
+
+        return cls(
+            torch_switches=tuple(read() for read, _ in _torch_switches()),
+            configs={
+                name: importlib.import_module(name).get_config_copy() for name in _CONFIG_MODULES
+            },
+            namespaces={key: dict(vars(_namespace(*key))) for key in _NAMESPACES},
+            numpy_printoptions=np.get_printoptions(),
+            numpy_errors=np.geterr(),
+            environ=dict(os.environ),
+            warning_filters=tuple(warnings.filters),
+        )
+
+    def restore(self) -> None:
+        """Put every recorded setting back, and undo what a page added or replaced."""
+        import numpy as np
+
+        with warnings.catch_warnings():
+            # Writing a deprecated switch back must not warn into the next page.
+            warnings.simplefilter("ignore")
+            for (_, write), value in zip(_torch_switches(), self.torch_switches, strict=True):
+                write(value)
+            for name, saved in self.configs.items():
+                _restore_config(importlib.import_module(name), saved)
+        for key, saved in self.namespaces.items():
+            _restore_namespace(_namespace(*key), saved)
+        np.set_printoptions(**self.numpy_printoptions)
+        np.seterr(**self.numpy_errors)
+        for name in os.environ.keys() - self.environ.keys():
+            del os.environ[name]
+        for name, value in self.environ.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
+        # resetwarnings() also forgets which warnings were already shown once.
+        warnings.resetwarnings()
+        warnings.filters[:] = self.warning_filters
+
+
+def _restore_config(module: Any, saved: dict[str, Any]) -> None:
+    current = module.get_config_copy()
+    for name, value in saved.items():
+        if current.get(name) != value:
+            setattr(module, name, value)
+
+
+_MISSING = object()
+
+
+def _restore_namespace(owner: Any, saved: dict[str, Any]) -> None:
+    current = dict(vars(owner))
+    for name, value in current.items():
+        # A submodule imported since is bound on its parent by the import system,
+        # and removing it would break ``torch._inductor.config``-style lookups.
+        if name not in saved and not isinstance(value, types.ModuleType):
+            delattr(owner, name)
+    for name, value in saved.items():
+        if current.get(name, _MISSING) is not value:
+            setattr(owner, name, value)
+
+
+_start: PageState | None = None
 
 
 def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> None:
-    """Give every example the same fresh start: seeds, default device and dtype, caches.
+    """Start every example from the same state, and leave nothing behind it.
 
-    sphinx-gallery runs all examples in one interpreter; without this, a page
-    that sets a default device or compiles a function would change the output
-    of the pages after it. The thread count is restored to what it was before
-    the first page ran.
+    sphinx-gallery runs all examples in one interpreter and calls this before and
+    after each (``reset_modules_order = "both"``). The first call records the
+    state (:class:`PageState`); every call restores it and reseeds the random
+    generators, so a page that changes a setting changes neither a later page nor
+    what the build itself reports afterwards (the machine stamp's thread count).
+    Before a page runs, every warning that would be shown becomes an error: a
+    warning the page does not catch fails the build instead of being printed
+    into the page. Warnings Python hides by default (a library's own
+    ``DeprecationWarning``) stay hidden, as they are for a reader.
     """
-    global _default_threads
+    global _start
     import numpy as np
     import torch
 
-    if _default_threads is None:
-        _default_threads = torch.get_num_threads()
+    if _start is None:
+        _start = PageState.capture()
+    _start.restore()
     random.seed(0)
     np.random.seed(0)
     torch.manual_seed(0)
-    torch.set_default_device(None)
-    torch.set_default_dtype(torch.float32)
-    torch.set_grad_enabled(True)
-    torch.use_deterministic_algorithms(False)
-    torch.set_num_threads(_default_threads)
-    torch.set_printoptions(profile="default")
-    torch.set_float32_matmul_precision("highest")
     torch._dynamo.reset()
     # A page that turned on TORCH_LOGS-style logging (recompiles, graph breaks)
     # would otherwise log into every later page.
     torch._logging.set_logs()
+    if when == "before":
+        _raise_shown_warnings()
 
+
+def _raise_shown_warnings() -> None:
+    # Each filter that would print a warning raises it instead, and so does the
+    # default action for a warning no filter matches; "ignore" filters stay.
+    warnings.filters[:] = [f if f[0] == "ignore" else ("error", *f[1:]) for f in warnings.filters]
+    warnings.simplefilter("error", append=True)  # also tells warnings the filters changed
+
+
+# -- Reruns when what every page depends on changes -------------------------------
+
+# sphinx-gallery re-runs a page only when the page's own file changed. These are
+# the inputs every page's output depends on besides its file.
+_HELPER_PACKAGE = "cheatsheet"
+_INPUTS_FILE = "page_inputs.json"
+
+
+def _source_digest(package: str) -> str:
+    # find_spec locates the copy the pages will import without importing it (and torch).
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return "not installed"
+    digest = hashlib.sha256()
+    for folder in spec.submodule_search_locations:
+        for path in sorted(Path(folder).rglob("*.py")):
+            digest.update(path.relative_to(folder).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def page_inputs() -> dict[str, str]:
+    """Describe what every page's output depends on besides the page's own file.
+
+    Returns
+    -------
+    dict of str to str
+        The helper package's source digest, the versions of Python, torch, NumPy
+        and matplotlib, the device choice (``CHEATSHEET_DEVICE``,
+        ``CUDA_VISIBLE_DEVICES``) and what torch derives its default thread count
+        from (the usable CPUs, ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``). All are
+        read without importing torch, so a rebuild that runs nothing stays fast.
+    """
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    environ = ("CHEATSHEET_DEVICE", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    return {
+        f"{_HELPER_PACKAGE} source": _source_digest(_HELPER_PACKAGE),
+        "python": sys.version,
+        **{name: _version(name) for name in ("torch", "numpy", "matplotlib")},
+        **{name: os.environ.get(name, "unset") for name in environ},
+        "usable cpus": str(cpus),
+    }
+
+
+def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
+    # Runs before sphinx-gallery generates the gallery (builder-inited). Removing
+    # an example's .md5 record is what makes sphinx-gallery run it again.
+    gallery_conf = app.config.sphinx_gallery_conf
+    if not gallery_conf["plot_gallery"]:
+        return
+    current = page_inputs()
+    dirs = gallery_conf["gallery_dirs"]
+    for gallery in [Path(app.srcdir, d) for d in ([dirs] if isinstance(dirs, str) else dirs)]:
+        record = gallery / _INPUTS_FILE
+        try:
+            stored = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            stored = {}
+        if stored == current:
+            continue
+        changed = sorted(
+            k for k in current.keys() | stored.keys() if current.get(k) != stored.get(k)
+        )
+        records = [
+            md5
+            for md5 in gallery.rglob("*.md5")
+            if Path(md5.stem).suffix in gallery_conf["example_extensions"]
+        ]
+        if records:
+            logger.info("page inputs changed (%s): running every example again", ", ".join(changed))
+        for md5 in records:
+            md5.unlink()
+        gallery.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+# -- The build command --------------------------------------------------------------
+
+
+def sphinx_build_command(noxfile: str | os.PathLike[str]) -> list[str]:
+    """Return the site's sphinx-build command line, run by this Python.
+
+    noxfile.py writes it once, as the literal tuple ``SPHINX_BUILD``. Tests and
+    benchmarks read it from there, because importing noxfile.py needs nox.
+
+    Parameters
+    ----------
+    noxfile : path
+        The project's ``noxfile.py``.
+
+    Returns
+    -------
+    list of str
+        ``[sys.executable, "-m", "sphinx", ...]`` with the flags, source and output
+        folders of ``SPHINX_BUILD``, relative to the project root.
+    """
+    tree = ast.parse(Path(noxfile).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
+            "SPHINX_BUILD"
+        ]:
+            _, *args = ast.literal_eval(node.value)
+            return [sys.executable, "-m", "sphinx", *args]
+    raise LookupError(f"{noxfile} defines no SPHINX_BUILD tuple")
+
+
+# -- Page order, entry count, machine stamp -------------------------------------
 
 _API_LABEL = re.compile(r"^# \.\. _api-[\w-]+:$", re.MULTILINE)
 
@@ -104,5 +452,7 @@ def _restamp_when_examples_ran(
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("stamp_pages", [], "env")
     app.add_directive("build-stamp", BuildStampDirective)
+    # Before sphinx-gallery's own builder-inited handler (priority 500) runs the examples.
+    app.connect("builder-inited", _rerun_pages_when_inputs_changed, priority=400)
     app.connect("env-get-outdated", _restamp_when_examples_ran)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

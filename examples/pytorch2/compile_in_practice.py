@@ -305,7 +305,7 @@ print("graphs after reset and one call: ", len(compiled_graphs))
 example = (torch.randn(8, 256),)
 exported = torch.export.export(model, example)
 print(exported.graph_signature)
-exported.graph_module.print_readable()
+print(exported.graph_module.code.strip())
 
 with tempfile.TemporaryDirectory() as tmp:
     path = os.path.join(tmp, "model.pt2")
