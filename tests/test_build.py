@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,8 +18,7 @@ import torch._inductor.config
 from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import sitebuild
+import sitebuild  # on the path through pytest's pythonpath setting
 
 # Planted by a page and by the last page; none of it may reach a later page or the build.
 PLANT_STATE = """

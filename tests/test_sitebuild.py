@@ -15,8 +15,7 @@ import torch._dynamo.config
 import torch._inductor.config
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-import sitebuild
+import sitebuild  # on the path through pytest's pythonpath setting
 
 
 @pytest.fixture
