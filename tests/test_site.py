@@ -110,6 +110,8 @@ def test_nothing_is_loaded_from_outside_the_site(site):
 def test_every_internal_link_resolves(site):
     broken = []
     for page in _pages(site):
+        if page == site / "404.html":
+            continue  # its links start at the site's root, checked in the test of the 404 page
         for a in _soup(page).find_all("a", href=True):
             href = a["href"]
             parts = urlsplit(href)
@@ -168,4 +170,69 @@ def test_benchmark_pages_show_tables_plots_and_computed_verdicts(site):
         soup = _soup(site / "gallery" / "pytorch2" / f"{name}.html")
         assert soup.select("table.cheatsheet-table"), f"{name}: no result table"
         assert soup.select("img.sphx-glr-single-img, img.sphx-glr-multi-img"), f"{name}: no plot"
-        assert re.search(r"\d+\.\dx (faster|slower)|about as fast", soup.get_text()), name
+        verdict = (
+            r"\d+(\.\d+)?x (faster|slower) than .+ \(\S+–\S+x\)|about as fast as .+ \(\S+–\S+x\)"
+        )
+        assert re.search(verdict, soup.get_text()), name
+
+
+# -- Fit for hosting ---------------------------------------------------------------
+
+
+def _base_url(site: Path) -> str:
+    canonical = _soup(site / "index.html").find("link", rel="canonical")
+    assert canonical is not None, "the landing page has no canonical URL"
+    return canonical["href"].removesuffix("index.html")
+
+
+def test_github_pages_keeps_the_static_folders(site):
+    assert (site / ".nojekyll").exists()
+
+
+def test_every_page_has_a_canonical_url_a_description_and_the_build_line(site):
+    base = _base_url(site)
+    assert base.startswith("https://")
+    assert base.endswith("/")
+    for page in _pages(site):
+        rel = page.relative_to(site).as_posix()
+        soup = _soup(page)
+        if rel != "404.html":
+            canonical = soup.find("link", rel="canonical")
+            assert canonical is not None, rel
+            assert canonical["href"] == base + rel
+        description = soup.find("meta", attrs={"name": "description"})
+        assert description is not None, f"{rel}: no meta description"
+        assert len(description["content"]) > 20, rel
+        line = soup.select_one(".build-line")
+        assert line is not None, f"{rel}: no build line"
+        assert re.fullmatch(
+            r"Built on \d{4}-\d\d-\d\d with torch \S+ on .+ \(\d+ logical cores\)",
+            line.get_text(strip=True),
+        ), line.get_text()
+
+
+def test_the_sitemap_lists_every_page_at_the_published_address(site):
+    base = _base_url(site)
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    listed = set(re.findall(r"<loc>([^<]+)</loc>", sitemap))
+    pages = {base + p.relative_to(site).as_posix() for p in _pages(site)}
+    missing = sorted(pages - listed - {base + "404.html", base + "search.html"})
+    assert not missing, missing[:10]
+    assert all(url.startswith(base) for url in listed)
+
+
+def test_the_404_page_works_at_any_depth(site):
+    prefix = urlsplit(_base_url(site)).path
+    soup = _soup(site / "404.html")
+    assert "Page not found" in soup.get_text()
+    links = [
+        el.get("href") or el.get("src") for el in soup.find_all(["link", "script", "a", "img"])
+    ]
+    local = [u for u in links if u and not _EXTERNAL.match(u) and not u.startswith("#")]
+    assert local, "the 404 page links nothing of the site"
+    for url in local:
+        # Served at /any/depth/missing.html, a relative link would miss: each starts at the root.
+        path = urlsplit(url).path
+        assert path.startswith(prefix), url
+        target = site / unquote(path.removeprefix(prefix))
+        assert target.exists() or (target / "index.html").exists(), url

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import datetime
 import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
 import json
 import os
+import platform
 import random
 import re
 import sys
@@ -329,6 +331,44 @@ def page_inputs() -> dict[str, str]:
         **{name: os.environ.get(name, "unset") for name in environ},
         "usable cpus": str(cpus),
     }
+
+
+def site_url(repository_url: str) -> str:
+    """Return the address the site is published at, ending in a slash.
+
+    The deploy workflow passes GitHub Pages' address in ``CHEATSHEET_SITE_URL``
+    and Read the Docs its own in ``READTHEDOCS_CANONICAL_URL``; otherwise the
+    GitHub Pages address of ``repository_url`` (``https://github.com/OWNER/NAME``).
+    """
+    url = os.environ.get("CHEATSHEET_SITE_URL") or os.environ.get("READTHEDOCS_CANONICAL_URL")
+    if not url:
+        owner, name = repository_url.rstrip("/").split("/")[-2:]
+        url = f"https://{owner}.github.io/{name}/"
+    return url.rstrip("/") + "/"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "an unknown CPU"
+
+
+def build_line() -> str:
+    """Say when, with which torch and on which machine the site was built, for the footer.
+
+    Read without importing torch, like :func:`page_inputs`; the machine stamp on
+    the landing page gives the details (GPUs, threads, compiler).
+    """
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    return (
+        f"Built on {today} with torch {_version('torch')} on {_cpu_model()} "
+        f"({os.cpu_count()} logical cores)"
+    )
 
 
 def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
