@@ -184,6 +184,6 @@ for module in (
 # ``q.dequantize()``                            back to float
 # ``q.q_scale() / q.q_zero_point()``            per-tensor parameters
 # ``q.q_per_channel_scales()``                  per-channel parameters
-# ``torchao.quantization.quantize_(m, cfg)``   the successor for quantizing models
+# ``torchao.quantization.quantize_(m, cfg)``    the successor for quantizing models
 # ``prepare_pt2e`` / ``convert_pt2e``           PT2E quantization of an exported model, from ``torchao.quantization.pt2e.quantize_pt2e``
 # ============================================  ============================================
