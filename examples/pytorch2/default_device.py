@@ -139,22 +139,28 @@ with torch.device("meta"):
 # %%
 # Time ``torch.tensor(list)`` with a CUDA default
 # -----------------------------------------------
-# With a GPU, the same factory call becomes a copy to device memory. Guarded:
-# it runs only where CUDA exists.
+# With a GPU, the same factory call becomes a copy to device memory. The
+# candidates are closures with no tensor argument, so ``device="cuda"`` tells
+# the timer to wait for the GPU. Guarded: it runs only where CUDA exists.
 import torch
 
-from cheatsheet import benchmark, compare
+from cheatsheet import compare
 
 values = list(range(1000))
 if torch.cuda.is_available():
-    on_cpu = benchmark(
-        torch.tensor, values, label="default cpu", device="cpu", min_time_s=0.3, min_runs=15
+
+    def default_cpu():
+        return torch.tensor(values)
+
+    def default_cuda():
+        with torch.device("cuda"):
+            return torch.tensor(values)
+
+    copy_table = compare(
+        {"default cpu": default_cpu, "default cuda": default_cuda}, device="cuda", budget_s=1.0
     )
-    with torch.device("cuda"):
-        on_gpu = benchmark(
-            torch.tensor, values, label="default cuda", device="cuda", min_time_s=0.3, min_runs=15
-        )
-    print(compare([on_cpu, on_gpu]))
+    print(copy_table)
+    print(copy_table.verdict("default cuda"))
 else:
     print("skipped: no CUDA device, so there is no host-to-device copy to time")
 
@@ -162,50 +168,51 @@ else:
 # The per-call overhead of a default device
 # -----------------------------------------
 # A default device is implemented as a ``TorchFunctionMode`` that inspects
-# every torch call from Python and adds ``device=`` to factories. That Python
-# work is paid even when the default is ``"cpu"``. Below, tiny allocations
-# are timed without a default, with ``set_default_device("cpu")``, and with
-# the default set plus an explicit ``device=``.
-import functools
-
+# every torch call from Python and adds ``device=`` to factories, even when the
+# default is ``"cpu"``. Each candidate below makes 100 tiny allocations: with no
+# default, inside ``with torch.device("cpu")`` (entered once per 100 calls), and
+# there with an explicit ``device=`` as well. The verdicts say what that costs here.
 import torch
 
-from cheatsheet import benchmark, compare, environment
+from cheatsheet import compare, environment
 
-results = {}
-for name in ("empty", "zeros"):
-    factory = getattr(torch, name)
-    torch.set_default_device(None)
-    plain = benchmark(
-        factory, 16, label=f"torch.{name}(16), no default", min_time_s=0.3, min_runs=15
-    )
-    torch.set_default_device("cpu")
-    try:
-        with_default = benchmark(
-            factory, 16, label=f"torch.{name}(16), default cpu", min_time_s=0.3, min_runs=15
-        )
-        explicit = benchmark(
-            functools.partial(factory, 16, device="cpu"),
-            label=f"torch.{name}(16, device='cpu'), default cpu",
-            min_time_s=0.3,
-            min_runs=15,
-        )
-    finally:
-        torch.set_default_device(None)
-    results[name] = compare([plain, with_default, explicit])
 
-for table in results.values():
-    print(table, end="\n\n")
-for table in results.values():
-    for m in table.measurements[1:]:
-        print(table.verdict(m.label))
+def no_default():
+    for _ in range(100):
+        torch.empty(16)
+
+
+def default_cpu():
+    with torch.device("cpu"):
+        for _ in range(100):
+            torch.empty(16)
+
+
+def default_cpu_explicit():
+    with torch.device("cpu"):
+        for _ in range(100):
+            torch.empty(16, device="cpu")
+
+
+overhead = compare(
+    {
+        "no default": no_default,
+        "default cpu": default_cpu,
+        "default cpu, device='cpu' passed": default_cpu_explicit,
+    },
+    budget_s=1.5,  # three cheap candidates: enough rounds for a clear verdict
+)
+for verdict in overhead.verdicts():
+    print(verdict)
 environment()
 
 # %%
-# Plot of the ``torch.empty`` timings
-# -----------------------------------
-# The same medians as bars; whiskers show the spread between runs.
-fig = results["empty"].plot("torch.empty(16): cost of a default device")
+# The overhead as a table and a plot
+# ----------------------------------
+# Times are per 100 calls of ``torch.empty(16)``. Bars are speedups over no
+# default (below 1 is slower), with 95% intervals.
+fig = overhead.plot(title="100 × torch.empty(16): speedup over no default device")
+overhead
 
 # %%
 # Reset before you leave
@@ -239,5 +246,5 @@ print("restored:", torch.get_default_device())
 # to override the default                       ``device=`` on the call (it always wins)
 # unaffected                                    ops on existing tensors, ``*_like``, ``from_numpy``
 # affected although given a tensor              ``torch.as_tensor(t)``, ``torch.tensor(t)``
-# zero overhead                                 no default set; pass ``device=`` explicitly
+# no per-call overhead                          no default set; pass ``device=`` explicitly
 # ============================================  ==============================================
