@@ -66,6 +66,70 @@ print(
 )
 
 # %%
+# Materialise a model built on ``meta``: ``to_empty`` and re-initialise
+# --------------------------------------------------------------------
+# A ``meta`` model has no values to move, so ``model.to("cpu")`` raises.
+# ``model.to_empty(device=...)`` allocates every parameter and buffer there,
+# uninitialised; calling ``reset_parameters()`` on each submodule that has one
+# then runs the usual initialisation. With the same seed, the weights equal
+# those of a model built on the CPU in the first place.
+import torch
+
+
+def build():
+    return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.LayerNorm(32))
+
+
+torch.manual_seed(0)
+reference = build()
+with torch.device("meta"):
+    model = build()
+try:
+    model.to("cpu")
+except NotImplementedError as err:
+    print("model.to('cpu') -> NotImplementedError:", str(err).split(";")[0])
+model.to_empty(device="cpu")
+torch.manual_seed(0)
+for module in model.modules():
+    if hasattr(module, "reset_parameters"):
+        module.reset_parameters()
+print("parameters on:", {p.device.type for p in model.parameters()})
+same = [torch.equal(a, b) for a, b in zip(model.parameters(), reference.parameters(), strict=True)]
+print("same values as a model built on the CPU:", all(same))
+
+# %%
+# Fill a ``meta`` model from a checkpoint: ``load_state_dict(..., assign=True)``
+# -----------------------------------------------------------------------------
+# To load saved weights there is nothing to initialise. A plain
+# ``load_state_dict`` copies into the module's own tensors, which on ``meta``
+# does nothing (PyTorch warns); with ``assign=True`` the module takes the
+# checkpoint's tensors as its parameters.
+import warnings
+
+import torch
+
+torch.manual_seed(0)
+trained = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.LayerNorm(32))
+state = trained.state_dict()
+
+with torch.device("meta"):
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.LayerNorm(32))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    model.load_state_dict(state)
+print("plain load       -> parameters on:", {p.device.type for p in model.parameters()})
+print(f"  {caught[0].category.__name__}: {str(caught[0].message).split(' (Did')[0]}")
+
+# assign=True comes second on purpose: in 2.13 it records itself in the state
+# dict's _metadata, so a later plain load of the same dict would assign too.
+model.load_state_dict(state, assign=True)
+print("with assign=True -> parameters on:", {p.device.type for p in model.parameters()})
+print(
+    "values equal the checkpoint:",
+    all(torch.equal(model.state_dict()[k], v) for k, v in state.items()),
+)
+
+# %%
 # What follows the default, and what does not
 # -------------------------------------------
 # Only calls that create a tensor from nothing (or from Python data) follow
@@ -243,6 +307,8 @@ print("restored:", torch.get_default_device())
 # back to the CPU default                       ``torch.set_default_device(None)``
 # a model built directly on a device            construct it inside ``with torch.device(...)``
 # a model with no memory at all                 construct it inside ``with torch.device("meta")``
+# real, initialised weights for a meta model    ``model.to_empty(device="cpu")``, then ``reset_parameters()`` per submodule
+# a meta model filled from a checkpoint         ``model.load_state_dict(state, assign=True)``
 # to override the default                       ``device=`` on the call (it always wins)
 # unaffected                                    ops on existing tensors, ``*_like``, ``from_numpy``
 # affected although given a tensor              ``torch.as_tensor(t)``, ``torch.tensor(t)``
