@@ -93,9 +93,11 @@ print("has_aux=True returns (gradient, aux):", aux)
 # %%
 # Jacobians: ``jacrev`` and ``jacfwd``
 # ------------------------------------
-# Both return the full Jacobian. ``jacrev`` runs one backward pass per output
-# (good for few outputs), ``jacfwd`` one forward-mode pass per input (good
-# for few inputs); the numbers are the same.
+# Both return the full Jacobian, in one batched pass rather than a loop:
+# ``jacrev`` runs ``vmap`` over ``vjp`` with the rows of an identity matrix
+# (one per output), ``jacfwd`` runs ``vmap`` over ``jvp`` with one per input.
+# Reverse mode suits few outputs, forward mode few inputs. ``jacrev``'s
+# ``chunk_size`` pushes that many rows through at a time, to bound memory.
 import torch
 from torch.autograd.functional import jacobian
 from torch.func import jacfwd, jacrev
@@ -108,9 +110,10 @@ def f(x):
 x = torch.randn(3)
 reference = jacobian(f, x)
 torch.testing.assert_close(jacrev(f)(x), reference)
+torch.testing.assert_close(jacrev(f, chunk_size=1)(x), reference)  # one row at a time
 torch.testing.assert_close(jacfwd(f)(x), reference)
 print("Jacobian shape:", tuple(reference.shape))
-print("jacrev and jacfwd: matches autograd")
+print("jacrev, jacrev(chunk_size=1) and jacfwd: matches autograd")
 
 # %%
 # ``hessian``
@@ -315,6 +318,7 @@ print(f"{caught[0].category.__name__}: {str(caught[0].message).split(';')[0]}")
 # ``vmap(f, in_dims=0, out_dims=0, randomness="error")``      ``f`` over a batch; ``None`` in ``in_dims`` shares
 # ``grad(f, argnums=0, has_aux=False)``                       gradient of a scalar ``f`` (plus aux)
 # ``jacrev(f, argnums=0)`` / ``jacfwd(f, argnums=0)``         full Jacobian, reverse / forward mode
+# ``jacrev(f, chunk_size=k)``                                 the same, ``k`` rows at a time (less memory)
 # ``hessian(f)``                                              ``jacfwd(jacrev(f))``
 # ``jvp(f, primals, tangents)``                               ``(f(x), J @ v)``
 # ``vjp(f, *primals)``                                        ``(f(x), vjp_fn)``, ``vjp_fn(u) = (u @ J,)``
