@@ -224,14 +224,15 @@ for step in range(3):
 # Is ``bfloat16`` faster here?
 # ----------------------------
 # It depends on the CPU's ``bfloat16`` support (AVX-512 BF16, AMX) and on the
-# kernels PyTorch picks for it; the casts themselves also cost time. Timed: a
-# matmul-heavy MLP forward pass in ``float32``, under ``bfloat16`` autocast,
-# and with the model converted to ``bfloat16`` outright.
+# kernels PyTorch picks for it; the casts themselves also cost time. Timed in
+# alternation on one thread, so that the kernels are compared, not their
+# threading: a matmul-heavy MLP forward pass in ``float32``, under ``bfloat16``
+# autocast, and with the model converted to ``bfloat16`` outright.
 import copy
 
 import torch
 
-from cheatsheet import benchmark, compare, environment
+from cheatsheet import compare, environment
 
 torch.manual_seed(0)
 mlp = torch.nn.Sequential(
@@ -269,12 +270,22 @@ try:
     print("CPU flags:", {f: f in flags for f in ("avx512_bf16", "amx_bf16")})
 except (OSError, StopIteration):
     print("CPU flags: not readable on this OS")
-fp32 = benchmark(forward_fp32, batch, label="float32", min_time_s=0.3, min_runs=15)
-autocast = benchmark(
-    forward_autocast, batch, label="autocast bfloat16", min_time_s=0.3, min_runs=15
-)
-pure = benchmark(forward_bf16, batch_bf16, label="model in bfloat16", min_time_s=0.3, min_runs=15)
-mixed = compare([fp32, autocast, pure])
+threads = torch.get_num_threads()
+# With two threads, a core taken by another process stalls each parallel
+# matmul at random, which in some builds widened the interval past any verdict.
+torch.set_num_threads(1)
+try:
+    mixed = compare(
+        {
+            "float32": lambda: forward_fp32(batch),
+            "autocast bfloat16": lambda: forward_autocast(batch),
+            "model in bfloat16": lambda: forward_bf16(batch_bf16),
+        },
+        budget_s=1.0,  # three candidates of a few milliseconds each: dozens of rounds
+    )
+    stamp = environment()  # taken on one thread, so the stamp says so
+finally:
+    torch.set_num_threads(threads)
 reference = forward_fp32(batch)
 for label, out in (
     ("autocast bfloat16", forward_autocast(batch)),
@@ -282,13 +293,14 @@ for label, out in (
 ):
     error = (out.float() - reference).abs().max().item()
     print(f"{mixed.verdict(label)}; largest difference from float32 {error:.3g}")
-environment()
+stamp
 
 # %%
 # The measurements
 # ----------------
-# The table and plot of the three runs above.
-fig = mixed.plot("MLP forward, batch 256, width 1024")
+# The table and plot of the three runs above: speedup over ``float32``, with
+# 95% intervals.
+fig = mixed.plot(title="MLP forward, batch 256, width 1024: speedup over float32")
 mixed
 
 # %%
