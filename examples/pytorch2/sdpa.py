@@ -3,11 +3,12 @@ scaled_dot_product_attention
 ============================
 
 ``torch.nn.functional.scaled_dot_product_attention`` (SDPA) computes
-``softmax(Q Kᵀ / √E + mask) V`` in one call and picks the fastest kernel the
-hardware offers: FlashAttention, memory-efficient attention, cuDNN, or the plain
-math fallback. This page shows the call, its shapes and masks, how to force a
-kernel, and measures each kernel against attention written by hand, on the
-machine that built the page.
+``softmax(Q Kᵀ / √E + mask) V`` in one call. It runs one of several kernels
+(FlashAttention, memory-efficient attention, cuDNN, or the plain math
+fallback): the first, in a fixed priority order, whose conditions the inputs
+meet, which is not always the fastest. This page shows the call, its shapes and
+masks, which kernel runs and how to force one, and measures each kernel against
+attention written by hand, on the machine that built the page.
 """
 
 # %%
@@ -87,6 +88,44 @@ print("same seed, same output:", torch.equal(a, b))
 print("differs from no dropout:", not torch.allclose(a, out))
 
 # %%
+# Which kernel runs: the first eligible one
+# -----------------------------------------
+# SDPA walks a priority list (on CUDA: FlashAttention, then memory-efficient,
+# then math, with cuDNN first on some GPUs) and takes the first backend whose
+# conditions the inputs meet. An explicit ``attn_mask`` rules FlashAttention
+# out on CUDA, while ``is_causal=True`` keeps it; the CPU's flash kernel takes
+# masks but not dropout. The profiler names the kernel that ran, here and, when
+# there is one, on a CUDA GPU.
+import torch
+import torch.nn.functional as F
+from torch.profiler import profile
+
+
+def kernel_ran(*args, **kwargs):
+    """Run SDPA once under the profiler; return the name of the kernel it dispatched to."""
+    with profile() as prof:
+        F.scaled_dot_product_attention(*args, **kwargs)
+    names = {event.key for event in prof.key_averages()}
+    return next(n for n in sorted(names) if n.startswith("aten::_scaled_dot_product"))
+
+
+def report(device, dtype):
+    q, k, v = (torch.randn(2, 4, 128, 64, device=device, dtype=dtype) for _ in range(3))
+    causal = torch.ones(128, 128, dtype=torch.bool, device=device).tril()
+    print(f"{device}, {dtype}:")
+    print("  no mask:          ", kernel_ran(q, k, v))
+    print("  is_causal=True:   ", kernel_ran(q, k, v, is_causal=True))
+    print("  attn_mask=causal: ", kernel_ran(q, k, v, attn_mask=causal))
+    print("  dropout_p=0.1:    ", kernel_ran(q, k, v, dropout_p=0.1))
+
+
+report("cpu", torch.float32)
+if torch.cuda.is_available():
+    report("cuda", torch.float16)
+else:
+    print("skipped the CUDA run: no CUDA device on this machine")
+
+# %%
 # Choosing a kernel
 # -----------------
 # ``torch.nn.attention.sdpa_kernel`` restricts SDPA to the listed backends inside
@@ -163,6 +202,9 @@ environment()
 # bias the scores                            ``attn_mask=float_mask`` (added; ``-inf`` hides)
 # causal (decoder) attention                 ``is_causal=True``
 # dropout while training                     ``dropout_p=0.1`` (pass ``0.0`` to evaluate)
+# which kernel ran                           ``torch.profiler.profile()``, look for ``aten::_scaled_dot_product_*``
+# keep FlashAttention eligible (CUDA)        ``is_causal=True`` rather than an explicit ``attn_mask``
 # force a kernel                             ``with sdpa_kernel(SDPBackend.FLASH_ATTENTION): ...``
+# reorder the priority list                  ``sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION], set_priority=True)``
 # allow several kernels                      ``sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH])``
 # =========================================  ==========================================================
