@@ -304,11 +304,11 @@ print("outputs of the 3 real tokens are unchanged:", True)
 # ---------------------------------------------------
 # SDPA accepts 16-bit inputs directly and, under ``torch.autocast``, is among
 # the operations that switch to the 16-bit type. The error against
-# ``float32`` is the price; whether it is faster depends on the hardware.
+# ``float32`` is the price. Whether it buys speed depends on the hardware:
+# :ref:`sphx_glr_gallery_pytorch2_mixed_precision.py` times ``bfloat16`` on
+# this machine.
 import torch
 import torch.nn.functional as F
-
-from cheatsheet import benchmark, compare
 
 torch.manual_seed(0)
 q, k, v = (torch.randn(2, 4, 512, 64) for _ in range(3))
@@ -318,31 +318,12 @@ approx = F.scaled_dot_product_attention(q16, k16, v16)
 print("bfloat16 output:", approx.dtype, f"| max error {(approx.float() - exact).abs().max():.3g}")
 with torch.autocast("cpu", dtype=torch.bfloat16):
     print("float32 inputs under autocast ->", F.scaled_dot_product_attention(q, k, v).dtype)
-
-precision = compare(
-    [
-        benchmark(
-            F.scaled_dot_product_attention, q, k, v, label="float32", min_time_s=0.3, min_runs=15
-        ),
-        benchmark(
-            F.scaled_dot_product_attention,
-            q16,
-            k16,
-            v16,
-            label="bfloat16",
-            min_time_s=0.3,
-            min_runs=15,
-        ),
-    ]
-)
-print(precision.verdict("bfloat16"))
 if torch.cuda.is_available():
     qh, kh, vh = (t.to("cuda", torch.float16) for t in (q, k, v))
     out = F.scaled_dot_product_attention(qh, kh, vh)
     print("float16 on CUDA: max error", f"{(out.float().cpu() - exact).abs().max():.3g}")
 else:
-    print("skipped float16: it is the usual choice on CUDA, and this machine has no CUDA device")
-precision
+    print("skipped float16 on CUDA: this machine has no CUDA device")
 
 # %%
 # How time and memory grow with the sequence length
@@ -483,6 +464,6 @@ else:
 # a chunk of new queries after a prefix                 ``attn_mask=causal_lower_right(L_q, L_k)`` (not ``is_causal=True``)
 # padding in ``nn.MultiheadAttention``                  ``key_padding_mask`` (``True`` = ignore this key)
 # padding in SDPA                                       boolean ``attn_mask`` (``True`` = attend), e.g. ``~is_pad[:, None, None, :]``
-# 16-bit attention                                      ``bfloat16`` inputs on CPU, ``float16`` on CUDA, or ``torch.autocast``
+# 16-bit attention                                      ``bfloat16`` inputs (CPU, Ampere and newer GPUs), ``float16`` (older GPUs), or ``torch.autocast``
 # peak memory on CPU / CUDA                             ``profile(profile_memory=True)`` / ``torch.cuda.max_memory_allocated()``
 # ====================================================  ==========================================================
