@@ -332,10 +332,9 @@ else:
 # matrix (and a second one for the softmax), so its memory grows with L².
 # SDPA's fused CPU kernel works block by block. Memory is measured from the
 # profiler's allocation events (``profile_memory=True``; each event carries
-# the running total), beside the analytic size of one score matrix. The sweep
-# runs on one thread: on this site's small build machine, two OpenMP threads
-# competing with other work made single lengths tens of times slower from one
-# build to the next, which hid the trend this cell is about.
+# the running total), beside the analytic size of one score matrix. Time comes
+# from one short ``compare`` per length, so each speedup has its interval and
+# verdict. The sweep runs on one thread.
 import json
 import math
 import os
@@ -345,7 +344,7 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-from cheatsheet import benchmark, environment
+from cheatsheet import compare, environment
 
 
 def naive_attention(q, k, v):
@@ -372,6 +371,8 @@ batch, heads, head_dim = 1, 2, 64
 lengths = [128, 256, 512, 1024, 2048]
 rows = []
 threads_before = torch.get_num_threads()
+# On a shared two-core machine, two OpenMP threads competing with other work
+# made single lengths tens of times slower from one build to the next.
 torch.set_num_threads(1)
 with torch.inference_mode():
     for n in lengths:
@@ -379,25 +380,38 @@ with torch.inference_mode():
         torch.testing.assert_close(
             naive_attention(q, k, v), F.scaled_dot_product_attention(q, k, v), atol=1e-4, rtol=1e-4
         )
-        row = {"L": n, "score matrix": batch * heads * n * n * 4}
-        for name, fn in (("naive", naive_attention), ("sdpa", F.scaled_dot_product_attention)):
-            # A short budget per length: the sweep is about the trend, not the last percent.
-            row[f"{name} s"] = benchmark(
-                fn, q, k, v, label=f"{name} L={n}", min_time_s=0.2, min_runs=9
-            ).median_s
-            row[f"{name} peak"] = peak_bytes(fn, q, k, v)
-        rows.append(row)
+        # A short budget per length: the sweep is about the trend, not the last percent.
+        table = compare(
+            {"naive": naive_attention, "sdpa": F.scaled_dot_product_attention},
+            q,
+            k,
+            v,
+            budget_s=0.5,
+        )
+        rows.append(
+            {
+                "L": n,
+                "score matrix": batch * heads * n * n * 4,
+                "naive s": table["naive"].median_s,
+                "sdpa s": table["sdpa"].median_s,
+                "speedup": table.speedup("sdpa"),
+                "ratio": table.ratio("sdpa"),
+                "naive peak": peak_bytes(naive_attention, q, k, v),
+                "sdpa peak": peak_bytes(F.scaled_dot_product_attention, q, k, v),
+            }
+        )
 
 mib = 2**20
 print(
-    f"{'L':>5} {'naive':>10} {'sdpa':>10} {'speedup':>8} "
-    f"{'L*L scores':>11} {'naive peak':>11} {'sdpa peak':>10}"
+    f"{'L':>5} {'naive':>9} {'sdpa':>9} {'sdpa speedup (95%)':>19} "
+    f"{'L*L scores':>10} {'naive peak':>10} {'sdpa peak':>9}"
 )
 for r in rows:
+    interval = f"{r['speedup']:.2f}x ({r['ratio'].low:.2f}–{r['ratio'].high:.2f})"
     print(
-        f"{r['L']:>5} {r['naive s'] * 1e3:>8.2f}ms {r['sdpa s'] * 1e3:>8.2f}ms "
-        f"{r['naive s'] / r['sdpa s']:>7.2f}x {r['score matrix'] / mib:>8.1f}MiB "
-        f"{r['naive peak'] / mib:>8.1f}MiB {r['sdpa peak'] / mib:>7.1f}MiB"
+        f"{r['L']:>5} {r['naive s'] * 1e3:>7.2f}ms {r['sdpa s'] * 1e3:>7.2f}ms {interval:>19} "
+        f"{r['score matrix'] / mib:>7.1f}MiB {r['naive peak'] / mib:>7.1f}MiB "
+        f"{r['sdpa peak'] / mib:>6.1f}MiB"
     )
 stamp = environment()  # while still on one thread, so the stamp says so
 torch.set_num_threads(threads_before)
@@ -406,11 +420,15 @@ stamp
 # %%
 # The sweep, plotted
 # ------------------
-# Both axes are logarithmic: a slope of 2 is quadratic growth. The dashed line
-# is the analytic size of one float32 L×L score matrix.
+# Time and memory use logarithmic axes: a slope of 2 is quadratic growth. The
+# dashed line is the analytic size of one float32 L×L score matrix. The right
+# panel is SDPA's speedup over the hand-written version at each length, with
+# its 95% interval; the shaded band is "about as fast".
 import matplotlib.pyplot as plt
 
-fig, (ax_time, ax_mem) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+from cheatsheet import SAME_BAND
+
+fig, (ax_time, ax_mem, ax_speed) = plt.subplots(1, 3, figsize=(13, 4), layout="constrained")
 Ls = [r["L"] for r in rows]
 ax_time.loglog(Ls, [r["naive s"] * 1e3 for r in rows], "o-", label="hand-written")
 ax_time.loglog(Ls, [r["sdpa s"] * 1e3 for r in rows], "s-", label="SDPA")
@@ -419,7 +437,16 @@ ax_mem.loglog(Ls, [r["naive peak"] / mib for r in rows], "o-", label="hand-writt
 ax_mem.loglog(Ls, [r["sdpa peak"] / mib for r in rows], "s-", label="SDPA (measured)")
 ax_mem.loglog(Ls, [r["score matrix"] / mib for r in rows], "k--", label="one L×L score matrix")
 ax_mem.set(xlabel="sequence length L", ylabel="peak allocated (MiB)", title="Peak memory")
-for ax in (ax_time, ax_mem):
+speedups = [r["speedup"] for r in rows]
+whiskers = [
+    [r["speedup"] - r["ratio"].low for r in rows],
+    [r["ratio"].high - r["speedup"] for r in rows],
+]
+ax_speed.axhspan(1 / (1 + SAME_BAND), 1 + SAME_BAND, color="0.5", alpha=0.25, lw=0)
+ax_speed.errorbar(Ls, speedups, yerr=whiskers, fmt="o-", capsize=3, label="SDPA over hand-written")
+ax_speed.set_xscale("log")
+ax_speed.set(xlabel="sequence length L", ylabel="speedup (x, 95% interval)", title="Speedup")
+for ax in (ax_time, ax_mem, ax_speed):
     ax.set_xticks(Ls, [str(n) for n in Ls])
     ax.minorticks_off()
     ax.legend()
