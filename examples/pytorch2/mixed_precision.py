@@ -281,6 +281,7 @@ try:
             "autocast bfloat16": lambda: forward_autocast(batch),
             "model in bfloat16": lambda: forward_bf16(batch_bf16),
         },
+        device="cpu",  # closures: nothing tells the timer where the work runs
         budget_s=1.0,  # three candidates of a few milliseconds each: dozens of rounds
     )
     stamp = environment()  # taken on one thread, so the stamp says so

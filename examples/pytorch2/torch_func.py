@@ -250,6 +250,7 @@ try:
             "Python loop, 64 backward": lambda: per_sample_loop(inputs, targets),
             "vmap(grad(...))": lambda: per_sample_vmap(params, inputs, targets),
         },
+        device="cpu",  # closures: nothing tells the timer where the work runs
         budget_s=1.0,  # each call takes milliseconds: a second gives dozens of rounds
     )
     stamp = environment()  # taken on one thread, so the stamp says so
