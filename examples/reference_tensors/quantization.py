@@ -153,8 +153,10 @@ qd.dequantize()
 # Successors: torchao and PT2E quantization
 # -----------------------------------------
 # Model quantization moves to the separate ``torchao`` package
-# (``torchao.quantization.quantize_``). PT2E quantization, for a model captured
-# with ``torch.export``, was ``torch.ao.quantization.quantize_pt2e`` and is now
+# (``torchao.quantization.quantize_``); ``torch.ao.quantization``'s own flows
+# (``quantize_dynamic``, ``prepare``/``convert``, ``prepare_fx``/``convert_fx``)
+# are marked deprecated too. PT2E quantization, for a model captured with
+# ``torch.export``, was ``torch.ao.quantization.quantize_pt2e`` and is now
 # ``torchao.quantization.pt2e.quantize_pt2e``. The check below shows which of
 # these modules this installation has.
 import importlib.util
