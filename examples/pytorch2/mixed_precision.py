@@ -272,7 +272,7 @@ except (OSError, StopIteration):
     print("CPU flags: not readable on this OS")
 threads = torch.get_num_threads()
 # With two threads, a core taken by another process stalls each parallel
-# matmul at random, which in some builds widened the interval past any verdict.
+# matmul at random, which in some runs widened the interval past any verdict.
 torch.set_num_threads(1)
 try:
     mixed = compare(
@@ -282,7 +282,7 @@ try:
             "model in bfloat16": lambda: forward_bf16(batch_bf16),
         },
         device="cpu",  # closures: nothing tells the timer where the work runs
-        budget_s=1.0,  # three candidates of a few milliseconds each: dozens of rounds
+        budget_s=1.0,  # rounds of about 35 ms: some thirty of them
     )
     stamp = environment()  # taken on one thread, so the stamp says so
 finally:
