@@ -87,12 +87,19 @@ print("numel: ", x.numel())
 # Choose the dtype: dtype= and .to(dtype)
 # ---------------------------------------
 # Pass ``dtype=`` when creating, or convert with ``.to(dtype)`` (or the shortcuts
-# ``.float()``, ``.long()``, ``.half()``); conversion makes a new tensor.
+# ``.float()``, ``.long()``, ``.half()``). A conversion makes a new tensor, except
+# when the tensor already has that dtype: then it returns the tensor itself, so
+# writing into the result writes into the original (call ``.clone()`` for a copy).
 import torch
 
 ints = torch.arange(4, dtype=torch.int32)
 halves = ints.to(torch.float16)
 print(ints, halves, ints.float(), halves.long(), sep="\n")
+
+x = torch.zeros(3)  # already float32
+same = x.float()
+print("x.float() is x:", same is x, "| same memory:", same.data_ptr() == x.data_ptr())
+print("x.double() is x:", x.double() is x)
 
 # %%
 # .. _basics-like:
@@ -165,6 +172,6 @@ print(y.device, z.device)
 # ranges                        ``torch.arange(start, end, step)``, ``torch.linspace``
 # the same shape as ``x``       ``torch.zeros_like(x)`` and the other ``*_like``
 # its properties                ``x.shape``, ``x.ndim``, ``x.dtype``, ``x.device``, ``x.numel()``
-# another dtype                 ``x.to(torch.float16)``, ``x.float()``, ``x.long()``
+# another dtype                 ``x.to(torch.float16)``, ``x.float()``, ``x.long()`` (no copy if already that dtype)
 # another device                ``x.to(device)``, ``x.cpu()``, ``x.cuda()``
 # ============================  ===========================================================

@@ -77,61 +77,67 @@ with torch.no_grad():
         print(f"{name:37} {path:10} {ops}")
 
 # %%
-# Same output either way, different speed
+# Same output either way; what each costs
 # ---------------------------------------
 # ``torch.backends.mha.set_fastpath_enabled(False)`` switches the fast path
-# off globally, which makes a fair comparison. ``need_weights=True`` (the
-# default) makes the module build and return the L×L weights; with
-# ``need_weights=False`` the slow path can call SDPA instead. Pass it whenever
-# you do not read the weights.
-import functools
-
+# off globally, so that the slow path can be timed too. ``need_weights=True``
+# (the default) makes the module build and return the L×L weights; with
+# ``need_weights=False`` the slow path can call SDPA, whose fused kernels skip
+# that matrix, so pass it whenever you do not read the weights. The verdicts
+# below, timed on one thread, say what each choice is worth on this machine.
 import torch
 
-from cheatsheet import benchmark, compare, environment
+from cheatsheet import compare, environment
 
 torch.manual_seed(0)
 mha = torch.nn.MultiheadAttention(256, 8, batch_first=True).eval()
-x = torch.randn(4, 128, 256)
+x = torch.randn(4, 256, 256)
 
-timings = []
-with torch.inference_mode():
-    fast_out, _ = mha(x, x, x, need_weights=False)
-    torch.backends.mha.set_fastpath_enabled(False)
-    try:
-        slow_out, _ = mha(x, x, x, need_weights=False)
-        for weights in (True, False):
-            timings.append(
-                benchmark(
-                    functools.partial(mha, x, x, x, need_weights=weights),
-                    label=f"slow path, need_weights={weights}",
-                    min_time_s=0.3,
-                    min_runs=15,
-                )
-            )
-    finally:
-        torch.backends.mha.set_fastpath_enabled(True)
-    for weights in (True, False):
-        timings.append(
-            benchmark(
-                functools.partial(mha, x, x, x, need_weights=weights),
-                label=f"fast path, need_weights={weights}",
-                min_time_s=0.3,
-                min_runs=15,
-            )
+
+def mha_call(fastpath, need_weights):
+    """Return a function that runs ``mha`` on ``x`` with the fast path on or off."""
+
+    def call():
+        torch.backends.mha.set_fastpath_enabled(fastpath)
+        try:
+            return mha(x, x, x, need_weights=need_weights)
+        finally:
+            torch.backends.mha.set_fastpath_enabled(True)
+
+    return call
+
+
+threads = torch.get_num_threads()
+# With two threads, a core taken by another process stalls the parallel
+# kernels at random: intervals grew past any verdict in some runs.
+torch.set_num_threads(1)
+try:
+    with torch.inference_mode():
+        fast_out, _ = mha_call(True, False)()
+        slow_out, _ = mha_call(False, False)()
+        mha_table = compare(
+            {
+                "slow path, need_weights=False": mha_call(False, False),
+                "slow path, need_weights=True": mha_call(False, True),
+                "fast path, need_weights=False": mha_call(True, False),
+            },
+            device="cpu",  # closures: nothing tells the timer where the work runs
+            budget_s=1.5,
         )
+    stamp = environment()  # taken on one thread, so the stamp says so
+finally:
+    torch.set_num_threads(threads)
 
 torch.testing.assert_close(fast_out, slow_out)
 print("fast path output equals slow path output")
-mha_table = compare(timings)
-print(mha_table.verdict("fast path, need_weights=False"))
-print(mha_table.verdict("slow path, need_weights=False"))
-environment()
+for verdict in mha_table.verdicts():
+    print(verdict)
+stamp
 
 # %%
 # The ``MultiheadAttention`` timings
 # ----------------------------------
-# Batch 4, 128 tokens, width 256, 8 heads, inference mode.
+# Batch 4, 256 tokens, width 256, 8 heads, inference mode, one thread.
 mha_table
 
 # %%
@@ -192,12 +198,12 @@ torch.testing.assert_close(lower_right, full[:, :, chunk])
 # Generating 64 tokens with a one-layer attention block: without a cache each
 # step projects and attends the whole prefix again, work that grows with the
 # prefix; with it, each step projects one token and attends one query, at the
-# price of more small operations. Same outputs, checked; the timing shows
-# which wins at this size on this machine.
+# price of more small operations. Same outputs, checked; the verdict, timed on
+# one thread, says which wins at this size on this machine.
 import torch
 import torch.nn.functional as F
 
-from cheatsheet import benchmark, compare
+from cheatsheet import compare
 
 torch.manual_seed(0)
 width, n_heads, n_tokens = 128, 4, 64
@@ -233,20 +239,21 @@ def generate_with_cache():
 
 
 torch.testing.assert_close(generate_with_cache(), generate_without_cache())
-decode = compare(
-    [
-        benchmark(
-            generate_without_cache,
-            label="no cache (recompute prefix)",
-            device="cpu",
-            min_time_s=0.2,
-            min_runs=5,
-        ),
-        benchmark(
-            generate_with_cache, label="key/value cache", device="cpu", min_time_s=0.2, min_runs=5
-        ),
-    ]
-)
+threads = torch.get_num_threads()
+# With two threads, another process's load stretched single rounds up to 50x
+# and left the interval too wide for any verdict.
+torch.set_num_threads(1)
+try:
+    decode = compare(
+        {
+            "no cache (recompute prefix)": generate_without_cache,
+            "key/value cache": generate_with_cache,
+        },
+        device="cpu",  # closures: nothing tells the timer where the work runs
+        budget_s=1.0,
+    )
+finally:
+    torch.set_num_threads(threads)
 print(decode.verdict("key/value cache"))
 decode
 
@@ -297,11 +304,11 @@ print("outputs of the 3 real tokens are unchanged:", True)
 # ---------------------------------------------------
 # SDPA accepts 16-bit inputs directly and, under ``torch.autocast``, is among
 # the operations that switch to the 16-bit type. The error against
-# ``float32`` is the price; whether it is faster depends on the hardware.
+# ``float32`` is the price. Whether it buys speed depends on the hardware:
+# :ref:`sphx_glr_gallery_pytorch2_mixed_precision.py` times ``bfloat16`` on
+# this machine.
 import torch
 import torch.nn.functional as F
-
-from cheatsheet import benchmark, compare
 
 torch.manual_seed(0)
 q, k, v = (torch.randn(2, 4, 512, 64) for _ in range(3))
@@ -311,31 +318,12 @@ approx = F.scaled_dot_product_attention(q16, k16, v16)
 print("bfloat16 output:", approx.dtype, f"| max error {(approx.float() - exact).abs().max():.3g}")
 with torch.autocast("cpu", dtype=torch.bfloat16):
     print("float32 inputs under autocast ->", F.scaled_dot_product_attention(q, k, v).dtype)
-
-precision = compare(
-    [
-        benchmark(
-            F.scaled_dot_product_attention, q, k, v, label="float32", min_time_s=0.3, min_runs=15
-        ),
-        benchmark(
-            F.scaled_dot_product_attention,
-            q16,
-            k16,
-            v16,
-            label="bfloat16",
-            min_time_s=0.3,
-            min_runs=15,
-        ),
-    ]
-)
-print(precision.verdict("bfloat16"))
 if torch.cuda.is_available():
     qh, kh, vh = (t.to("cuda", torch.float16) for t in (q, k, v))
     out = F.scaled_dot_product_attention(qh, kh, vh)
     print("float16 on CUDA: max error", f"{(out.float().cpu() - exact).abs().max():.3g}")
 else:
-    print("skipped float16: it is the usual choice on CUDA, and this machine has no CUDA device")
-precision
+    print("skipped float16 on CUDA: this machine has no CUDA device")
 
 # %%
 # How time and memory grow with the sequence length
@@ -344,10 +332,9 @@ precision
 # matrix (and a second one for the softmax), so its memory grows with L².
 # SDPA's fused CPU kernel works block by block. Memory is measured from the
 # profiler's allocation events (``profile_memory=True``; each event carries
-# the running total), beside the analytic size of one score matrix. The sweep
-# runs on one thread: on this site's small build machine, two OpenMP threads
-# competing with other work made single lengths tens of times slower from one
-# build to the next, which hid the trend this cell is about.
+# the running total), beside the analytic size of one score matrix. Time comes
+# from one short ``compare`` per length, so each speedup has its interval and
+# verdict. The sweep runs on one thread.
 import json
 import math
 import os
@@ -357,7 +344,7 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-from cheatsheet import benchmark, environment
+from cheatsheet import compare, environment
 
 
 def naive_attention(q, k, v):
@@ -384,6 +371,8 @@ batch, heads, head_dim = 1, 2, 64
 lengths = [128, 256, 512, 1024, 2048]
 rows = []
 threads_before = torch.get_num_threads()
+# On a shared two-core machine, two OpenMP threads competing with other work
+# made single lengths tens of times slower from one build to the next.
 torch.set_num_threads(1)
 with torch.inference_mode():
     for n in lengths:
@@ -391,25 +380,38 @@ with torch.inference_mode():
         torch.testing.assert_close(
             naive_attention(q, k, v), F.scaled_dot_product_attention(q, k, v), atol=1e-4, rtol=1e-4
         )
-        row = {"L": n, "score matrix": batch * heads * n * n * 4}
-        for name, fn in (("naive", naive_attention), ("sdpa", F.scaled_dot_product_attention)):
-            # A short budget per length: the sweep is about the trend, not the last percent.
-            row[f"{name} s"] = benchmark(
-                fn, q, k, v, label=f"{name} L={n}", min_time_s=0.2, min_runs=9
-            ).median_s
-            row[f"{name} peak"] = peak_bytes(fn, q, k, v)
-        rows.append(row)
+        # A short budget per length: the sweep is about the trend, not the last percent.
+        table = compare(
+            {"naive": naive_attention, "sdpa": F.scaled_dot_product_attention},
+            q,
+            k,
+            v,
+            budget_s=0.5,
+        )
+        rows.append(
+            {
+                "L": n,
+                "score matrix": batch * heads * n * n * 4,
+                "naive s": table["naive"].median_s,
+                "sdpa s": table["sdpa"].median_s,
+                "speedup": table.speedup("sdpa"),
+                "ratio": table.ratio("sdpa"),
+                "naive peak": peak_bytes(naive_attention, q, k, v),
+                "sdpa peak": peak_bytes(F.scaled_dot_product_attention, q, k, v),
+            }
+        )
 
 mib = 2**20
 print(
-    f"{'L':>5} {'naive':>10} {'sdpa':>10} {'speedup':>8} "
-    f"{'L*L scores':>11} {'naive peak':>11} {'sdpa peak':>10}"
+    f"{'L':>5} {'naive':>9} {'sdpa':>9} {'sdpa speedup (95%)':>19} "
+    f"{'L*L scores':>10} {'naive peak':>10} {'sdpa peak':>9}"
 )
 for r in rows:
+    interval = f"{r['speedup']:.2f}x ({r['ratio'].low:.2f}–{r['ratio'].high:.2f})"
     print(
-        f"{r['L']:>5} {r['naive s'] * 1e3:>8.2f}ms {r['sdpa s'] * 1e3:>8.2f}ms "
-        f"{r['naive s'] / r['sdpa s']:>7.2f}x {r['score matrix'] / mib:>8.1f}MiB "
-        f"{r['naive peak'] / mib:>8.1f}MiB {r['sdpa peak'] / mib:>7.1f}MiB"
+        f"{r['L']:>5} {r['naive s'] * 1e3:>7.2f}ms {r['sdpa s'] * 1e3:>7.2f}ms {interval:>19} "
+        f"{r['score matrix'] / mib:>7.1f}MiB {r['naive peak'] / mib:>7.1f}MiB "
+        f"{r['sdpa peak'] / mib:>6.1f}MiB"
     )
 stamp = environment()  # while still on one thread, so the stamp says so
 torch.set_num_threads(threads_before)
@@ -418,11 +420,15 @@ stamp
 # %%
 # The sweep, plotted
 # ------------------
-# Both axes are logarithmic: a slope of 2 is quadratic growth. The dashed line
-# is the analytic size of one float32 L×L score matrix.
+# Time and memory use logarithmic axes: a slope of 2 is quadratic growth. The
+# dashed line is the analytic size of one float32 L×L score matrix. The right
+# panel is SDPA's speedup over the hand-written version at each length, with
+# its 95% interval; the shaded band is "about as fast".
 import matplotlib.pyplot as plt
 
-fig, (ax_time, ax_mem) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+from cheatsheet import SAME_BAND
+
+fig, (ax_time, ax_mem, ax_speed) = plt.subplots(1, 3, figsize=(13, 4), layout="constrained")
 Ls = [r["L"] for r in rows]
 ax_time.loglog(Ls, [r["naive s"] * 1e3 for r in rows], "o-", label="hand-written")
 ax_time.loglog(Ls, [r["sdpa s"] * 1e3 for r in rows], "s-", label="SDPA")
@@ -431,7 +437,16 @@ ax_mem.loglog(Ls, [r["naive peak"] / mib for r in rows], "o-", label="hand-writt
 ax_mem.loglog(Ls, [r["sdpa peak"] / mib for r in rows], "s-", label="SDPA (measured)")
 ax_mem.loglog(Ls, [r["score matrix"] / mib for r in rows], "k--", label="one L×L score matrix")
 ax_mem.set(xlabel="sequence length L", ylabel="peak allocated (MiB)", title="Peak memory")
-for ax in (ax_time, ax_mem):
+speedups = [r["speedup"] for r in rows]
+whiskers = [
+    [r["speedup"] - r["ratio"].low for r in rows],
+    [r["ratio"].high - r["speedup"] for r in rows],
+]
+ax_speed.axhspan(1 / (1 + SAME_BAND), 1 + SAME_BAND, color="0.5", alpha=0.25, lw=0)
+ax_speed.errorbar(Ls, speedups, yerr=whiskers, fmt="o-", capsize=3, label="SDPA over hand-written")
+ax_speed.set_xscale("log")
+ax_speed.set(xlabel="sequence length L", ylabel="speedup (x, 95% interval)", title="Speedup")
+for ax in (ax_time, ax_mem, ax_speed):
     ax.set_xticks(Ls, [str(n) for n in Ls])
     ax.minorticks_off()
     ax.legend()
@@ -476,6 +491,6 @@ else:
 # a chunk of new queries after a prefix                 ``attn_mask=causal_lower_right(L_q, L_k)`` (not ``is_causal=True``)
 # padding in ``nn.MultiheadAttention``                  ``key_padding_mask`` (``True`` = ignore this key)
 # padding in SDPA                                       boolean ``attn_mask`` (``True`` = attend), e.g. ``~is_pad[:, None, None, :]``
-# 16-bit attention                                      ``bfloat16`` inputs on CPU, ``float16`` on CUDA, or ``torch.autocast``
+# 16-bit attention                                      ``bfloat16`` inputs (CPU, Ampere and newer GPUs), ``float16`` (older GPUs), or ``torch.autocast``
 # peak memory on CPU / CUDA                             ``profile(profile_memory=True)`` / ``torch.cuda.max_memory_allocated()``
 # ====================================================  ==========================================================

@@ -66,6 +66,70 @@ print(
 )
 
 # %%
+# Materialise a model built on ``meta``: ``to_empty`` and re-initialise
+# --------------------------------------------------------------------
+# A ``meta`` model has no values to move, so ``model.to("cpu")`` raises.
+# ``model.to_empty(device=...)`` allocates every parameter and buffer there,
+# uninitialised; calling ``reset_parameters()`` on each submodule that has one
+# then runs the usual initialisation. With the same seed, the weights equal
+# those of a model built on the CPU in the first place.
+import torch
+
+
+def build():
+    return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.LayerNorm(32))
+
+
+torch.manual_seed(0)
+reference = build()
+with torch.device("meta"):
+    model = build()
+try:
+    model.to("cpu")
+except NotImplementedError as err:
+    print("model.to('cpu') -> NotImplementedError:", str(err).split(";")[0])
+model.to_empty(device="cpu")
+torch.manual_seed(0)
+for module in model.modules():
+    if hasattr(module, "reset_parameters"):
+        module.reset_parameters()
+print("parameters on:", {p.device.type for p in model.parameters()})
+same = [torch.equal(a, b) for a, b in zip(model.parameters(), reference.parameters(), strict=True)]
+print("same values as a model built on the CPU:", all(same))
+
+# %%
+# Fill a ``meta`` model from a checkpoint: ``load_state_dict(..., assign=True)``
+# -----------------------------------------------------------------------------
+# To load saved weights there is nothing to initialise. A plain
+# ``load_state_dict`` copies into the module's own tensors, which on ``meta``
+# does nothing (PyTorch warns); with ``assign=True`` the module takes the
+# checkpoint's tensors as its parameters.
+import warnings
+
+import torch
+
+torch.manual_seed(0)
+trained = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.LayerNorm(32))
+state = trained.state_dict()
+
+with torch.device("meta"):
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.LayerNorm(32))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    model.load_state_dict(state)
+print("plain load       -> parameters on:", {p.device.type for p in model.parameters()})
+print(f"  {caught[0].category.__name__}: {str(caught[0].message).split(' (Did')[0]}")
+
+# assign=True comes second on purpose: in 2.13 it records itself in the state
+# dict's _metadata, so a later plain load of the same dict would assign too.
+model.load_state_dict(state, assign=True)
+print("with assign=True -> parameters on:", {p.device.type for p in model.parameters()})
+print(
+    "values equal the checkpoint:",
+    all(torch.equal(model.state_dict()[k], v) for k, v in state.items()),
+)
+
+# %%
 # What follows the default, and what does not
 # -------------------------------------------
 # Only calls that create a tensor from nothing (or from Python data) follow
@@ -139,22 +203,28 @@ with torch.device("meta"):
 # %%
 # Time ``torch.tensor(list)`` with a CUDA default
 # -----------------------------------------------
-# With a GPU, the same factory call becomes a copy to device memory. Guarded:
-# it runs only where CUDA exists.
+# With a GPU, the same factory call becomes a copy to device memory. The
+# candidates are closures with no tensor argument, so ``device="cuda"`` tells
+# the timer to wait for the GPU. Guarded: it runs only where CUDA exists.
 import torch
 
-from cheatsheet import benchmark, compare
+from cheatsheet import compare
 
 values = list(range(1000))
 if torch.cuda.is_available():
-    on_cpu = benchmark(
-        torch.tensor, values, label="default cpu", device="cpu", min_time_s=0.3, min_runs=15
+
+    def default_cpu():
+        return torch.tensor(values)
+
+    def default_cuda():
+        with torch.device("cuda"):
+            return torch.tensor(values)
+
+    copy_table = compare(
+        {"default cpu": default_cpu, "default cuda": default_cuda}, device="cuda", budget_s=1.0
     )
-    with torch.device("cuda"):
-        on_gpu = benchmark(
-            torch.tensor, values, label="default cuda", device="cuda", min_time_s=0.3, min_runs=15
-        )
-    print(compare([on_cpu, on_gpu]))
+    print(copy_table)
+    print(copy_table.verdict("default cuda"))
 else:
     print("skipped: no CUDA device, so there is no host-to-device copy to time")
 
@@ -162,50 +232,52 @@ else:
 # The per-call overhead of a default device
 # -----------------------------------------
 # A default device is implemented as a ``TorchFunctionMode`` that inspects
-# every torch call from Python and adds ``device=`` to factories. That Python
-# work is paid even when the default is ``"cpu"``. Below, tiny allocations
-# are timed without a default, with ``set_default_device("cpu")``, and with
-# the default set plus an explicit ``device=``.
-import functools
-
+# every torch call from Python and adds ``device=`` to factories, even when the
+# default is ``"cpu"``. Each candidate below makes 100 tiny allocations: with no
+# default, inside ``with torch.device("cpu")`` (entered once per 100 calls), and
+# there with an explicit ``device=`` as well. The verdicts say what that costs here.
 import torch
 
-from cheatsheet import benchmark, compare, environment
+from cheatsheet import compare, environment
 
-results = {}
-for name in ("empty", "zeros"):
-    factory = getattr(torch, name)
-    torch.set_default_device(None)
-    plain = benchmark(
-        factory, 16, label=f"torch.{name}(16), no default", min_time_s=0.3, min_runs=15
-    )
-    torch.set_default_device("cpu")
-    try:
-        with_default = benchmark(
-            factory, 16, label=f"torch.{name}(16), default cpu", min_time_s=0.3, min_runs=15
-        )
-        explicit = benchmark(
-            functools.partial(factory, 16, device="cpu"),
-            label=f"torch.{name}(16, device='cpu'), default cpu",
-            min_time_s=0.3,
-            min_runs=15,
-        )
-    finally:
-        torch.set_default_device(None)
-    results[name] = compare([plain, with_default, explicit])
 
-for table in results.values():
-    print(table, end="\n\n")
-for table in results.values():
-    for m in table.measurements[1:]:
-        print(table.verdict(m.label))
+def no_default():
+    for _ in range(100):
+        torch.empty(16)
+
+
+def default_cpu():
+    with torch.device("cpu"):
+        for _ in range(100):
+            torch.empty(16)
+
+
+def default_cpu_explicit():
+    with torch.device("cpu"):
+        for _ in range(100):
+            torch.empty(16, device="cpu")
+
+
+overhead = compare(
+    {
+        "no default": no_default,
+        "default cpu": default_cpu,
+        "default cpu, device='cpu' passed": default_cpu_explicit,
+    },
+    device="cpu",  # closures: nothing tells the timer where the work runs
+    budget_s=1.5,  # three cheap candidates: enough rounds for a clear verdict
+)
+for verdict in overhead.verdicts():
+    print(verdict)
 environment()
 
 # %%
-# Plot of the ``torch.empty`` timings
-# -----------------------------------
-# The same medians as bars; whiskers show the spread between runs.
-fig = results["empty"].plot("torch.empty(16): cost of a default device")
+# The overhead as a table and a plot
+# ----------------------------------
+# Times are per 100 calls of ``torch.empty(16)``. Bars are speedups over no
+# default (below 1 is slower), with 95% intervals.
+fig = overhead.plot(title="100 × torch.empty(16): speedup over no default device")
+overhead
 
 # %%
 # Reset before you leave
@@ -236,8 +308,10 @@ print("restored:", torch.get_default_device())
 # back to the CPU default                       ``torch.set_default_device(None)``
 # a model built directly on a device            construct it inside ``with torch.device(...)``
 # a model with no memory at all                 construct it inside ``with torch.device("meta")``
+# real, initialised weights for a meta model    ``model.to_empty(device="cpu")``, then ``reset_parameters()`` per submodule
+# a meta model filled from a checkpoint         ``model.load_state_dict(state, assign=True)``
 # to override the default                       ``device=`` on the call (it always wins)
 # unaffected                                    ops on existing tensors, ``*_like``, ``from_numpy``
 # affected although given a tensor              ``torch.as_tensor(t)``, ``torch.tensor(t)``
-# zero overhead                                 no default set; pass ``device=`` explicitly
+# no per-call overhead                          no default set; pass ``device=`` explicitly
 # ============================================  ==============================================

@@ -169,7 +169,8 @@ else:
 # GPU kernels run asynchronously: a call returns as soon as the work is queued.
 # A timer read without ``cheatsheet.synchronize(device)`` (which calls
 # ``torch.cuda.synchronize`` and friends) measures only the queuing. On the CPU
-# work finishes before the call returns, so both numbers below agree here.
+# work finishes before the call returns, so there the two numbers agree; on a
+# GPU the first is far below the second.
 import time
 
 import torch
@@ -196,8 +197,10 @@ print(f"20 matmuls, clock read after synchronize:  {finished_s * 1e3:.2f} ms")
 # ``cheatsheet.benchmark`` synchronizes for you
 # ---------------------------------------------
 # It synchronizes before every clock read (and uses CUDA events on a CUDA
-# device), so its medians include the device's work. The stamp says which
-# machine produced the number.
+# device), so its median includes the device's work; ``cheatsheet.compare``
+# does the same. It finds the device from the tensor arguments; pass
+# ``device=`` when the timed function is a closure without any. The stamp
+# says which machine produced the number.
 import torch
 
 from cheatsheet import benchmark, environment, pick_device
@@ -205,7 +208,7 @@ from cheatsheet import benchmark, environment, pick_device
 device = pick_device()
 a = torch.randn(512, 512, device=device)
 b = torch.randn(512, 512, device=device)
-print(benchmark(torch.matmul, a, b, label="512x512 matmul", min_time_s=0.3, min_runs=15))
+print(benchmark(torch.matmul, a, b, label="512x512 matmul", budget_s=0.5))
 environment()
 
 # %%

@@ -4,26 +4,31 @@ Mixed precision
 
 ``torch.autocast`` runs the operations that tolerate it (matrix products,
 convolutions) in a 16-bit type and keeps the rest in ``float32``, without
-changing the model's code. On the CPU the 16-bit type is ``bfloat16``; on
-CUDA it is usually ``float16``, together with ``torch.amp.GradScaler``. This
-page shows which operations change dtype, runs a training step under
+changing the model's code. On the CPU the 16-bit type is ``bfloat16``. On
+CUDA, autocast defaults to ``float16``, which needs ``torch.amp.GradScaler``;
+on Ampere and newer GPUs, ``bfloat16`` without a scaler is the usual choice.
+This page shows which operations change dtype, runs a training step under
 autocast, and measures whether ``bfloat16`` is faster on the build machine.
 """
 
 # %%
 # Two 16-bit types
 # ----------------
-# ``float16`` keeps more mantissa bits but a narrow range: values below about
-# ``6e-8`` become zero, a typical problem for small gradients. ``bfloat16``
-# keeps the exponent range of ``float32`` and gives up precision instead.
+# ``float16`` keeps more mantissa bits but a narrow range: below its smallest
+# normal number (about ``6e-5``) it loses precision, its smallest value is
+# ``2**-24``, about ``6e-8``, and anything below about ``3e-8`` rounds to zero,
+# a typical fate of small gradients. ``bfloat16`` keeps the exponent range of
+# ``float32`` and gives up precision instead.
 import torch
 
 for dtype in (torch.float32, torch.float16, torch.bfloat16):
     info = torch.finfo(dtype)
     print(f"{dtype!s:15} max {info.max:9.3g}  smallest normal {info.tiny:9.3g}  eps {info.eps:.3g}")
-tiny_grad = torch.tensor(1e-8)
-print("1e-8 as float16: ", tiny_grad.to(torch.float16).item())
-print("1e-8 as bfloat16:", tiny_grad.to(torch.bfloat16).item())
+print("2**-24 =", 2**-24)
+for value in (6e-8, 3e-8, 2.9e-8, 1e-8):
+    half = torch.tensor(value, dtype=torch.float16).item()
+    brain = torch.tensor(value, dtype=torch.bfloat16).item()
+    print(f"{value:g} as float16: {half:.3g}   as bfloat16: {brain:.3g}")
 
 # %%
 # Autocast on the CPU
@@ -155,10 +160,13 @@ print(
 # multiplies the loss before ``backward``, divides the gradients before the
 # step, and skips steps whose gradients overflowed. Its current spelling is
 # ``torch.amp.GradScaler("cuda")``; ``torch.cuda.amp.GradScaler`` is deprecated.
+# On Ampere and newer GPUs (``torch.cuda.is_bf16_supported()``), prefer
+# ``torch.autocast("cuda", dtype=torch.bfloat16)``, which needs no scaler.
 import torch
 import torch.nn.functional as F
 
 if torch.cuda.is_available():
+    print("bfloat16 supported here:", torch.cuda.is_bf16_supported())
     torch.manual_seed(0)
     model = torch.nn.Sequential(
         torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 10)
@@ -216,14 +224,15 @@ for step in range(3):
 # Is ``bfloat16`` faster here?
 # ----------------------------
 # It depends on the CPU's ``bfloat16`` support (AVX-512 BF16, AMX) and on the
-# kernels PyTorch picks for it; the casts themselves also cost time. Timed: a
-# matmul-heavy MLP forward pass in ``float32``, under ``bfloat16`` autocast,
-# and with the model converted to ``bfloat16`` outright.
+# kernels PyTorch picks for it; the casts themselves also cost time. Timed in
+# alternation on one thread, so that the kernels are compared, not their
+# threading: a matmul-heavy MLP forward pass in ``float32``, under ``bfloat16``
+# autocast, and with the model converted to ``bfloat16`` outright.
 import copy
 
 import torch
 
-from cheatsheet import benchmark, compare, environment
+from cheatsheet import compare, environment
 
 torch.manual_seed(0)
 mlp = torch.nn.Sequential(
@@ -261,12 +270,23 @@ try:
     print("CPU flags:", {f: f in flags for f in ("avx512_bf16", "amx_bf16")})
 except (OSError, StopIteration):
     print("CPU flags: not readable on this OS")
-fp32 = benchmark(forward_fp32, batch, label="float32", min_time_s=0.3, min_runs=15)
-autocast = benchmark(
-    forward_autocast, batch, label="autocast bfloat16", min_time_s=0.3, min_runs=15
-)
-pure = benchmark(forward_bf16, batch_bf16, label="model in bfloat16", min_time_s=0.3, min_runs=15)
-mixed = compare([fp32, autocast, pure])
+threads = torch.get_num_threads()
+# With two threads, a core taken by another process stalls each parallel
+# matmul at random, which in some runs widened the interval past any verdict.
+torch.set_num_threads(1)
+try:
+    mixed = compare(
+        {
+            "float32": lambda: forward_fp32(batch),
+            "autocast bfloat16": lambda: forward_autocast(batch),
+            "model in bfloat16": lambda: forward_bf16(batch_bf16),
+        },
+        device="cpu",  # closures: nothing tells the timer where the work runs
+        budget_s=1.0,  # rounds of about 35 ms: some thirty of them
+    )
+    stamp = environment()  # taken on one thread, so the stamp says so
+finally:
+    torch.set_num_threads(threads)
 reference = forward_fp32(batch)
 for label, out in (
     ("autocast bfloat16", forward_autocast(batch)),
@@ -274,13 +294,14 @@ for label, out in (
 ):
     error = (out.float() - reference).abs().max().item()
     print(f"{mixed.verdict(label)}; largest difference from float32 {error:.3g}")
-environment()
+stamp
 
 # %%
 # The measurements
 # ----------------
-# The table and plot of the three runs above.
-fig = mixed.plot("MLP forward, batch 256, width 1024")
+# The table and plot of the three runs above: speedup over ``float32``, with
+# 95% intervals.
+fig = mixed.plot(title="MLP forward, batch 256, width 1024: speedup over float32")
 mixed
 
 # %%
@@ -291,7 +312,8 @@ mixed
 # You want                                      Call
 # ============================================  ==================================================================================
 # mixed precision on the CPU                    ``with torch.autocast("cpu"):`` (``bfloat16``)
-# mixed precision on CUDA                       ``with torch.autocast("cuda"):`` (``float16``)
+# mixed precision on CUDA                       ``with torch.autocast("cuda"):`` (``float16``, with a ``GradScaler``)
+# mixed precision on Ampere and newer GPUs      ``torch.autocast("cuda", dtype=torch.bfloat16)``, no scaler
 # another 16-bit type                           ``torch.autocast(device, dtype=torch.bfloat16)``
 # the active setting                            ``torch.is_autocast_enabled(device)``, ``torch.get_autocast_dtype(device)``
 # full precision for one block                  nested ``torch.autocast(device, enabled=False)`` + ``.float()``
