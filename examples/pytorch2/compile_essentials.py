@@ -197,24 +197,24 @@ plt.show()
 # What compiling costs, cold and warm
 # -----------------------------------
 # A program pays for compiling on its first call, and how much depends on what
-# the disk already holds. ``startup_cost`` runs the setup and first call in a
-# fresh Python process with empty TorchInductor caches (cold: the first run on a
-# machine, including Inductor's own start-up), then in another fresh process
-# that finds the caches the first one filled (warm: every later run).
+# the disk already holds. ``startup_cost`` times ``torch.compile`` and the first
+# call in a fresh Python process with empty TorchInductor caches (cold: the first
+# run on a machine, importing the compiler included), then in another fresh
+# process that finds the caches the first one filled (warm: every later run).
 from cheatsheet import format_seconds, startup_cost
 
 pointwise_cost = startup_cost(
     setup="""
 import torch
 
-@torch.compile
 def gelu_tanh_residual(x):
     inner = 0.7978845608 * (x + 0.044715 * x**3)
     return 0.5 * x * (1.0 + torch.tanh(inner)) + 0.1 * x
 
 x = torch.randn(1024, 1024)
+torch.set_num_threads(1)
 """,
-    call="gelu_tanh_residual(x)",
+    call="torch.compile(gelu_tanh_residual)(x)",
 )
 mlp_cost = startup_cost(
     setup="""
@@ -222,11 +222,11 @@ import torch
 from torch import nn
 
 mlp = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 512))
-compiled_mlp = torch.compile(mlp)
 batch = torch.randn(256, 512)
+torch.set_num_threads(1)
 torch.set_grad_enabled(False)
 """,
-    call="compiled_mlp(batch)",
+    call="torch.compile(mlp)(batch)",
 )
 for name, cost in (("pointwise chain", pointwise_cost), ("MLP", mlp_cost)):
     print(
