@@ -44,7 +44,12 @@ def gelu_tanh_residual(x: torch.Tensor) -> torch.Tensor:
 
 # Like functools.wraps, the compiled function keeps the original as __wrapped__.
 gelu_eager = gelu_tanh_residual.__wrapped__
-print(gelu_eager.__name__, "compiled:", gelu_eager is not gelu_tanh_residual)
+print(
+    "original:",
+    gelu_eager.__name__,
+    "| the compiled object itself:",
+    gelu_eager is gelu_tanh_residual,
+)
 
 # %%
 # Modes
@@ -151,10 +156,10 @@ environment()
 # %%
 # Steady state of a pointwise chain
 # ---------------------------------
-# ``compare`` calls each candidate once on its own (for the compiled one, that
-# call compiles), then times them in alternating rounds, so a slow spell of the
-# machine falls on both alike. The verdict column says whether the difference
-# is larger than this machine's noise.
+# The compiled function's first call, in the correctness check, compiles it.
+# ``compare`` then times both in alternating rounds, so a slow spell of the
+# machine falls on both alike; the verdict column says whether the difference is
+# larger than this machine's noise.
 import torch
 
 from cheatsheet import compare

@@ -143,11 +143,9 @@ else:
     print("max-autotune + freezing runs the kernels of freezing alone: not timed again.")
 with torch.no_grad(), torch.compiler.set_stance("fail_on_recompile"):
     fp32 = compare(fp32_settings, batch)
-fp32
-
-# %%
 for verdict in fp32.verdicts():
     print(verdict + ".")
+fp32
 
 # %%
 # bfloat16, eager and frozen
@@ -171,11 +169,9 @@ with torch.no_grad(), torch.compiler.set_stance("fail_on_recompile"):
             "freezing, bfloat16": lambda: frozen_bf16(batch_bf16),
         }
     )
-bf16
-
-# %%
 for verdict in bf16.verdicts():
     print(verdict + ".")
+bf16
 
 # %%
 # The same verdicts as a chart
@@ -193,7 +189,9 @@ plt.show()
 # On a GPU: reduce-overhead and max-autotune
 # ------------------------------------------
 # On CUDA the presets do what their names say, so this is where to compare them.
-# The same code runs on a machine with a GPU; this one skips it.
+# Without a CUDA GPU the cell says what it skipped.
+import copy
+
 from cheatsheet import compare
 
 if torch.cuda.is_available():
