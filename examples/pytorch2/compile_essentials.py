@@ -7,7 +7,9 @@ captures the PyTorch operations as a graph and hands that graph to a compiler
 backend (by default TorchInductor, which writes C++ for CPUs and Triton for GPUs).
 This page shows the calls and the knobs, then measures what compiling buys on the
 machine that built this page, for a function where fusion helps and for one
-where there is little to fuse.
+where there is little to fuse: the steady state of eager and compiled code timed
+in alternation, and the compile cost timed apart, in fresh processes, the way a
+program pays it on its first and on its later runs.
 """
 
 # %%
@@ -31,6 +33,7 @@ print("shares parameters:", compiled_mlp.get_parameter("_orig_mod.0.weight") is 
 # ``@torch.compile`` works on plain functions too. This one is a chain of
 # pointwise operations: eager PyTorch runs one kernel per operation and writes
 # every intermediate to memory, which is exactly what a compiler can fuse away.
+import torch
 
 
 @torch.compile
@@ -39,22 +42,29 @@ def gelu_tanh_residual(x: torch.Tensor) -> torch.Tensor:
     return 0.5 * x * (1.0 + torch.tanh(inner)) + 0.1 * x
 
 
-# ``._torchdynamo_orig_callable`` is the undecorated function, for eager timings.
-gelu_eager = gelu_tanh_residual._torchdynamo_orig_callable
-print(gelu_eager.__name__)
+# Like functools.wraps, the compiled function keeps the original as __wrapped__.
+gelu_eager = gelu_tanh_residual.__wrapped__
+print(
+    "original:",
+    gelu_eager.__name__,
+    "| the compiled object itself:",
+    gelu_eager is gelu_tanh_residual,
+)
 
 # %%
 # Modes
 # -----
-# ``mode`` selects a preset of compiler options: ``"default"`` balances compile
-# time and speed, ``"reduce-overhead"`` adds CUDA graphs to cut launch overhead
-# of small GPU batches, ``"max-autotune"`` benchmarks candidate kernels while
-# compiling (slow to compile, fastest to run). Here is what each preset sets in
-# the installed PyTorch:
+# ``mode`` selects a preset of compiler options. On a CUDA GPU,
+# ``"reduce-overhead"`` records CUDA graphs, replaying a whole step with one
+# launch; ``"max-autotune"`` benchmarks candidate kernels (Triton templates,
+# tile sizes) while compiling and records CUDA graphs as well;
+# ``"max-autotune-no-cudagraphs"`` autotunes without the graphs. On a CPU there
+# are no CUDA graphs to record. Here is what each preset sets in the installed
+# PyTorch:
 import torch._inductor
 
-for mode in ("default", "reduce-overhead", "max-autotune"):
-    print(f"{mode:16}", torch._inductor.list_mode_options(mode))
+for mode in ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"):
+    print(f"{mode:27}", torch._inductor.list_mode_options(mode))
 
 # %%
 # Backends
@@ -63,17 +73,29 @@ for mode in ("default", "reduce-overhead", "max-autotune"):
 # the captured graph unchanged and ``aot_eager`` adds the ahead-of-time autograd
 # step, both handy for telling a compiler bug from a capture bug. Debug backends
 # are left out of the list unless you ask for them.
+import torch
+
 print(torch.compiler.list_backends())
 print(torch.compiler.list_backends(exclude_tags=()))
 
 # %%
 # Options
 # -------
-# ``options`` passes individual TorchInductor settings instead of a ``mode``
-# (the two cannot be combined). ``torch._inductor.list_options()`` names them all.
+# ``options`` sets individual TorchInductor settings instead of a ``mode`` (the
+# two cannot be combined); ``torch._inductor.list_options()`` names them all.
+# Compare with the default first: passing a setting its default value changes
+# nothing. Freezing is the exception to this route: Dynamo reads it from
+# ``torch._inductor.config`` while tracing, as
+# :ref:`sphx_glr_gallery_pytorch2_compile_in_practice.py` shows.
+import torch
+import torch._inductor.config
+
 options = torch._inductor.list_options()
-print(len(options), "options, for example:", [o for o in options if "fusion" in o][:4])
-tuned = torch.compile(gelu_eager, options={"epilogue_fusion": True, "max_autotune": False})
+print(
+    len(options), "options, for example:", [o for o in options if o.startswith("max_autotune")][:3]
+)
+print("max_autotune by default:", torch._inductor.config.max_autotune)
+tuned = torch.compile(gelu_eager, options={"max_autotune": True})
 
 # %%
 # Dynamic shapes and fullgraph
@@ -83,6 +105,7 @@ tuned = torch.compile(gelu_eager, options={"epilogue_fusion": True, "max_autotun
 # turns dynamic when a size changes). ``fullgraph=True`` makes any graph break
 # an error instead of a silent fallback to Python. A counting backend shows how
 # many graphs each setting compiles for three input lengths.
+import torch
 
 
 def count_graphs(dynamic: bool | None) -> int:
@@ -117,79 +140,130 @@ except torch._dynamo.exc.Unsupported as err:
     print(type(err).__name__ + ":", str(err).splitlines()[0])
 
 # %%
-# First call versus steady state
-# ------------------------------
-# The first call pays for tracing and code generation (or for loading the result
-# from TorchInductor's on-disk cache if this machine compiled the same graph
-# before). :func:`cheatsheet.benchmark` times that call on its own, then times the
-# steady state separately, so the compile cost never hides in the average.
-from cheatsheet import benchmark, compare, environment
+# The machine these numbers belong to
+# -----------------------------------
+# Every timing below was measured while this page was built, on this machine and
+# on one thread, so the figures are those of one core.
+import torch
+
+from cheatsheet import environment
+
+# On a small machine shared with other work, a second OpenMP thread that waits
+# for a free core stretches calls unpredictably; one thread keeps timings steady.
+torch.set_num_threads(1)
+environment()
+
+# %%
+# Steady state of a pointwise chain
+# ---------------------------------
+# The compiled function's first call, in the correctness check, compiles it.
+# ``compare`` then times both in alternating rounds, so a slow spell of the
+# machine falls on both alike; the verdict column says whether the difference is
+# larger than this machine's noise.
+import torch
+
+from cheatsheet import compare
 
 x = torch.randn(1024, 1024)
-eager_pointwise = benchmark(gelu_eager, x, label="pointwise, eager", min_time_s=0.5)
-compiled_pointwise = benchmark(gelu_tanh_residual, x, label="pointwise, compiled", min_time_s=0.5)
 torch.testing.assert_close(gelu_tanh_residual(x), gelu_eager(x))
-for m in (eager_pointwise, compiled_pointwise):
-    print(
-        f"{m.label:20}  first call {m.first_call_s * 1e3:9.1f} ms   "
-        f"steady {m.median_s * 1e3:7.3f} ms"
-    )
-
-# %%
-# A matmul-bound model
-# --------------------
-# Most of an MLP's time goes into matrix multiplications, which both eager and
-# compiled code hand to the same BLAS library; the compiler can only fuse the
-# cheap bias and activation around them.
-batch = torch.randn(256, 512)
-with torch.no_grad():
-    eager_mlp = benchmark(mlp, batch, label="MLP, eager", min_time_s=0.5)
-    compiled_mlp_time = benchmark(compiled_mlp, batch, label="MLP, compiled", min_time_s=0.5)
-    torch.testing.assert_close(compiled_mlp(batch), mlp(batch), rtol=1e-4, atol=1e-4)
-print(f"MLP compile (first call): {compiled_mlp_time.first_call_s:.1f} s")
-
-# %%
-# Eager versus compiled, measured here
-# ------------------------------------
-# Each speedup is relative to the eager row of the same workload.
-pointwise = compare([eager_pointwise, compiled_pointwise])
-matmul_bound = compare([eager_mlp, compiled_mlp_time])
+pointwise = compare({"eager": gelu_eager, "compiled": gelu_tanh_residual}, x)
 pointwise
 
 # %%
+# Steady state of a matmul-bound model
+# ------------------------------------
+# Most of an MLP's time goes into matrix multiplications, which both eager and
+# compiled code hand to the same BLAS library; the compiler can only fuse the
+# cheap bias and activation around them. Compare this table's verdict with the
+# one above.
+import torch
+
+from cheatsheet import compare
+
+batch = torch.randn(256, 512)
+with torch.no_grad():
+    torch.testing.assert_close(compiled_mlp(batch), mlp(batch), rtol=1e-4, atol=1e-4)
+    matmul_bound = compare({"eager": mlp, "compiled": compiled_mlp}, batch)
 matmul_bound
 
 # %%
-# The verdicts below are computed from the two tables on every build, as is the
-# number of steady-state calls it takes to pay back the compile cost.
-for table, compiled in ((pointwise, compiled_pointwise), (matmul_bound, compiled_mlp_time)):
-    eager = table[table.baseline]
-    print(f"On this machine {table.verdict(compiled.label)}.")
-    saved = eager.median_s - compiled.median_s
-    if saved > 0:
-        print(f"  compile cost repaid after {compiled.first_call_s / saved:,.0f} calls")
-    else:
-        print("  compiling does not pay off here: the compiled version is not faster")
-
-# %%
-# Both workloads in one plot
-# --------------------------
+# Both speedups in one plot
+# -------------------------
+# Each bar is the compiled code's speedup over eager with its 95% interval; the
+# shaded band around 1 is "about as fast".
 import matplotlib.pyplot as plt
 
-fig, axes = plt.subplots(1, 2, figsize=(10, 2.6), layout="constrained")
-for ax, table, title in ((axes[0], pointwise, "pointwise chain"), (axes[1], matmul_bound, "MLP")):
-    labels = [m.label.split(", ")[1] for m in table.measurements]
-    ms = [m.median_s * 1e3 for m in table.measurements]
-    ax.barh(labels, ms, color=["#8c8c8c", "#4c72b0"])
-    ax.set_title(f"{title}: compiled {table.speedup(table.measurements[1].label):.2f}x")
-    ax.set_xlabel("median time per call (ms)")
-    ax.invert_yaxis()
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 2.4), layout="constrained")
+pointwise.plot(ax=left, title="pointwise chain")
+matmul_bound.plot(ax=right, title="MLP")
 plt.show()
 
 # %%
-# The machine these numbers belong to
+# What compiling costs, cold and warm
 # -----------------------------------
-environment()
+# A program pays for compiling on its first call, and how much depends on what
+# the disk already holds. ``startup_cost`` times ``torch.compile`` and the first
+# call in a fresh Python process with empty TorchInductor caches (cold: the first
+# run on a machine, importing the compiler included), then in another fresh
+# process that finds the caches the first one filled (warm: every later run).
+from cheatsheet import format_seconds, startup_cost
+
+pointwise_cost = startup_cost(
+    setup="""
+import torch
+
+def gelu_tanh_residual(x):
+    inner = 0.7978845608 * (x + 0.044715 * x**3)
+    return 0.5 * x * (1.0 + torch.tanh(inner)) + 0.1 * x
+
+x = torch.randn(1024, 1024)
+torch.set_num_threads(1)
+""",
+    call="torch.compile(gelu_tanh_residual)(x)",
+)
+mlp_cost = startup_cost(
+    setup="""
+import torch
+from torch import nn
+
+mlp = nn.Sequential(nn.Linear(512, 2048), nn.GELU(), nn.Linear(2048, 512))
+batch = torch.randn(256, 512)
+torch.set_num_threads(1)
+torch.set_grad_enabled(False)
+""",
+    call="torch.compile(mlp)(batch)",
+)
+for name, cost in (("pointwise chain", pointwise_cost), ("MLP", mlp_cost)):
+    print(
+        f"{name:15}  cold {format_seconds(cost.cold_s):>8}   warm {format_seconds(cost.warm_s):>8}"
+    )
+
+# %%
+# When compiling repays its cost
+# ------------------------------
+# Only a compiled call that is faster saves time to repay the compile with. The
+# count of calls comes from the steady-state tables and the start-up costs above.
+from cheatsheet import format_seconds
+
+for name, table, cost in (
+    ("pointwise chain", pointwise, pointwise_cost),
+    ("MLP", matmul_bound, mlp_cost),
+):
+    print(f"{name}: {table.verdict('compiled')}.")
+    if table.ratio("compiled").kind == "faster":
+        saved_s = table["eager"].median_s - table["compiled"].median_s
+        cold_calls, warm_calls = cost.calls_to_repay(saved_s)
+        print(
+            f"  each call saves {format_seconds(saved_s)}: a cold start "
+            f"({format_seconds(cost.cold_s)}) is repaid after {cold_calls:,.0f} calls, "
+            f"a warm start ({format_seconds(cost.warm_s)}) after {warm_calls:,.0f}."
+        )
+    else:
+        print(
+            f"  compiling does not repay here: the cold start costs "
+            f"{format_seconds(cost.cold_s)} and the warm start {format_seconds(cost.warm_s)}, "
+            "and no call is measurably faster."
+        )
 
 # %%
 # Cheat sheet
@@ -199,12 +273,15 @@ environment()
 # You want                                               Call
 # =====================================================  ===============================================
 # compile a module or function                           ``torch.compile(model)``, ``@torch.compile``
-# less Python overhead on small GPU batches              ``mode="reduce-overhead"`` (CUDA graphs)
-# the fastest kernels, compile time no object            ``mode="max-autotune"``
+# CUDA graphs for small GPU batches                      ``mode="reduce-overhead"``
+# autotuned kernels (and CUDA graphs on a GPU)           ``mode="max-autotune"``
+# autotuned kernels without CUDA graphs                  ``mode="max-autotune-no-cudagraphs"``
 # one graph for all input sizes                          ``dynamic=True``
 # an error instead of a graph break                      ``fullgraph=True``
 # another compiler                                       ``backend="aot_eager"``; ``torch.compiler.list_backends()``
-# single compiler settings                               ``options={...}``; ``torch._inductor.list_options()``
-# the undecorated function back                          ``fn._torchdynamo_orig_callable``, ``compiled._orig_mod``
+# single compiler settings                               ``options={"max_autotune": True}``; ``torch._inductor.list_options()``
+# the undecorated function back                          ``fn.__wrapped__``, ``compiled._orig_mod``
+# steady state, eager against compiled                   ``compare({"eager": f, "compiled": g}, x)``
+# compile cost, cold and warm caches                     ``startup_cost(setup, call)``
 # forget every compiled graph                            ``torch._dynamo.reset()``
 # =====================================================  ===============================================

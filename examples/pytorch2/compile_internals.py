@@ -4,11 +4,12 @@ How torch.compile works
 
 ``torch.compile`` hands your Python function to a chain of four components:
 **TorchDynamo** reads the bytecode and records an FX graph of tensor operations,
-protected by guards; **AOTAutograd** traces autograd as well, so the backward pass
-becomes a graph before the first step runs; **PrimTorch** decompositions rewrite
-the large PyTorch operator surface into a small, stable set; **TorchInductor**
-turns the result into code (Triton kernels on GPUs, C++ with OpenMP on CPUs). This
-page opens each stage on the installed PyTorch and prints what it produces.
+protected by guards; **AOTAutograd** traces the backward pass along with the
+forward at the first call, and compiles it at the first ``.backward()``;
+**decompositions** (the PrimTorch work) rewrite the large PyTorch operator surface
+into a small set of ATen operators, most of them core ATen; **TorchInductor** turns
+the result into code (Triton kernels on GPUs, C++ with OpenMP on CPUs). This page
+opens each stage on the installed PyTorch and prints what it produces.
 """
 
 # %%
@@ -17,11 +18,19 @@ page opens each stage on the installed PyTorch and prints what it produces.
 # A backend is any callable that receives the captured ``torch.fx.GraphModule``
 # and example inputs and returns something to run instead. This one prints the
 # graph and runs it unchanged, so nothing is compiled: a cheap way to look.
+import re
+
 import torch
 
 
+def show(gm):
+    """Print a graph's code; its comments name the source line of each operation."""
+    code = gm.print_readable(print_output=False)
+    print(re.sub(r"(# File: )\S*/", r"\1", code))  # file names without this machine's folders
+
+
 def print_graph_backend(gm, example_inputs):
-    print(gm.code.strip())
+    show(gm)
     return gm.forward
 
 
@@ -77,54 +86,64 @@ except torch._dynamo.exc.Unsupported as err:
 # -----------------------------
 # Each graph is reused only while its guards hold: same dtype, same device, and by
 # default the same sizes. ``torch._logging.set_logs(recompiles=True)`` is the
-# in-code form of ``TORCH_LOGS=recompiles`` and logs (to stderr) which guard failed.
-# On the second size Dynamo recompiles with a symbolic size, so a third size
-# reuses that graph; a new dtype fails a guard again.
-torch._logging.set_logs(recompiles=True)
+# in-code form of ``TORCH_LOGS=recompiles`` and logs to stderr which guard failed;
+# here the log is caught in a buffer and printed after each call. On the second
+# size Dynamo recompiles with a symbolic size, so a third size reuses that graph;
+# a new dtype fails a guard again.
+import contextlib
+import io
 
 
 def double(x):
     return x * 2
 
 
-# sphinx_gallery_start_ignore
-# The log names the function's file; without this it shows the build machine's folders.
-double.__code__ = double.__code__.replace(co_filename="compile_internals.py")
-# sphinx_gallery_end_ignore
-
 compiled_double = torch.compile(double, backend="eager")
-for shape, dtype in [
-    (3, torch.float32),
-    (5, torch.float32),
-    (7, torch.float32),
-    (7, torch.float64),
-]:
-    print(f"call with size {shape}, {dtype}")
-    compiled_double(torch.ones(shape, dtype=dtype))
-
+log = io.StringIO()
+with contextlib.redirect_stderr(log):
+    torch._logging.set_logs(recompiles=True)  # its handler writes to stderr as of now
+    for shape, dtype in [
+        (3, torch.float32),
+        (5, torch.float32),
+        (7, torch.float32),
+        (7, torch.float64),
+    ]:
+        print(f"call with size {shape}, {dtype}")
+        compiled_double(torch.ones(shape, dtype=dtype))
+        for line in log.getvalue().splitlines():
+            message = line.split("[__recompiles] ", 1)[-1]
+            print("    log:", re.sub(r" in \S+:\d+$", "", message))  # no file path
+        log.truncate(0)
+        log.seek(0)
 torch._logging.set_logs()  # back to the defaults
 
 # %%
-# AOTAutograd: the backward graph, ahead of time
-# ----------------------------------------------
+# AOTAutograd: forward and backward graphs
+# ----------------------------------------
 # ``aot_autograd`` wraps two compilers, one for the forward and one for the
-# backward graph. Both graphs are already ATen operators; the forward returns the
-# tensors the backward needs, which is how training gets compiled as well.
+# backward graph. At the first call it traces both as ATen operators and splits
+# them: the forward returns the tensors the backward needs, which is how training
+# gets compiled as well. The forward is compiled at once, the backward only when
+# ``.backward()`` first needs it; the list of compiled graphs shows when.
 # ``make_boxed_func`` adapts a plain callable to the calling convention AOTAutograd
 # expects.
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
+compiled_graphs = []
+
 
 def show_forward(gm, example_inputs):
+    compiled_graphs.append("forward")
     print("--- forward graph ---")
-    print(gm.code.strip())
+    show(gm)
     return make_boxed_func(gm.forward)
 
 
 def show_backward(gm, example_inputs):
+    compiled_graphs.append("backward")
     print("--- backward graph ---")
-    print(gm.code.strip())
+    show(gm)
     return make_boxed_func(gm.forward)
 
 
@@ -136,7 +155,9 @@ w = torch.randn(8, 8, requires_grad=True)
 loss = torch.compile(
     loss_fn, backend=aot_autograd(fw_compiler=show_forward, bw_compiler=show_backward)
 )(torch.randn(4, 8), w)
-loss.backward()  # the backward graph was compiled before this line; it runs here
+print("compiled after the forward call: ", compiled_graphs)
+loss.backward()
+print("compiled after loss.backward():  ", compiled_graphs)
 print("gradient shape:", tuple(w.grad.shape))
 
 # %%
@@ -176,16 +197,15 @@ print(f"primitives in torch._prims:         {len(prims_ops)}")
 # Decompositions rewrite an operator in terms of simpler ones. Without a table,
 # ``gelu``, ``layer_norm`` and ``softmax`` stay whole (they are core ATen); with
 # the table TorchInductor uses, they become a handful of pointwise operations and
-# reductions that a code generator can fuse.
+# reductions that a code generator can fuse. The table maps ATen operators to
+# ATen operators; the listing counts how many of the results are core ATen.
 from torch._inductor.decomposition import select_decomp_table
 
 
 def op_names(seen):
     def compiler(gm, example_inputs):
         seen.extend(
-            str(node.target)
-            for node in gm.graph.nodes
-            if isinstance(node.target, torch._ops.OpOverload)
+            node.target for node in gm.graph.nodes if isinstance(node.target, torch._ops.OpOverload)
         )
         return make_boxed_func(gm.forward)
 
@@ -204,19 +224,24 @@ for label, table in [("no decompositions", {}), ("inductor's table", select_deco
     torch.compile(block, backend=aot_autograd(fw_compiler=op_names(seen), decompositions=table))(
         torch.randn(4, 8)
     )
-    distinct = sorted(set(seen))
-    print(f"{label}: {len(seen)} calls of {len(distinct)} operators")
-    print("   ", ", ".join(name.removeprefix("aten.") for name in distinct))
+    distinct = sorted(set(seen), key=str)
+    core = sum(torch.Tag.core in op.tags for op in distinct)
+    namespaces = sorted({op.namespace for op in distinct})
+    print(f"{label}: {len(seen)} calls of {len(distinct)} operators, {core} of them core ATen")
+    print(
+        f"    namespaces {namespaces}:", ", ".join(str(op).removeprefix("aten.") for op in distinct)
+    )
 
 # %%
 # TorchInductor: the generated code
 # ---------------------------------
 # The default backend writes a Python module that calls generated kernels. On
 # this CPU they are C++, vectorised with ``at::vec`` and, for loops large enough
-# to split, parallel with OpenMP (this one is too small: see the count); on an
-# NVIDIA or AMD GPU they would be Triton. ``run_and_get_code`` returns that module's
-# source, the same text ``TORCH_LOGS=output_code`` prints; a few counts and lines
-# of it follow. One fused kernel replaces the three operators.
+# to split, parallel with OpenMP (the count of pragmas says whether this one was);
+# on an NVIDIA or AMD GPU they would be Triton. ``run_and_get_code`` returns that
+# module's source, the same text ``TORCH_LOGS=output_code`` prints; the kernel
+# list shows how many kernels replace the three operators, and a few counts and
+# lines follow.
 from torch._inductor.utils import run_and_get_code
 
 torch._dynamo.reset()
@@ -250,10 +275,11 @@ print("...")
 # guards                decide when a graph can be reused      ``torch._logging.set_logs(recompiles=True)``
 #                                                              or ``TORCH_LOGS=recompiles``
 # strict capture        one graph or an error                  ``torch.compile(fn, fullgraph=True)``
-# AOTAutograd           forward and backward graphs,           ``aot_autograd(fw_compiler=..., bw_compiler=...)``
-#                       traced before training runs
-# PrimTorch             decomposes operators to core ATen      ``torch.Tag.core``, ``torch.ops.prims``,
-#                       and prims                              ``aot_autograd(decompositions=...)``
+# AOTAutograd           forward and backward graphs, traced    ``aot_autograd(fw_compiler=..., bw_compiler=...)``
+#                       at the first call; the backward is
+#                       compiled at the first ``.backward()``
+# decompositions        rewrite ATen operators into simpler    ``torch.Tag.core``, ``select_decomp_table()``,
+#                       ones, mostly core ATen                 ``aot_autograd(decompositions=...)``
 # TorchInductor         generates Triton (GPU) or C++/OpenMP   ``run_and_get_code(compiled, *args)``,
 #                       (CPU) kernels                          ``TORCH_LOGS=output_code``
 # ====================  =====================================  ===============================================
