@@ -144,5 +144,5 @@ nitpicky = True
 # The build is offline, so there is no inventory for these projects' names.
 nitpick_ignore_regex = [
     (r"py:.*", r"(torch|matplotlib|numpy)(\..*)?"),
-    (r"py:class", r"(callable|optional|sequence|tuple|list|str|int|float|bool)"),
+    (r"py:class", r"(callable|optional|sequence|tuple|list|dict|str|int|float|bool)"),
 ]

@@ -530,8 +530,8 @@ print(f"  inference, bfloat16:    {bf16.verdict('freezing, bfloat16')}")
 # ==================================  =====================================================
 # You want                            Call
 # ==================================  =====================================================
-# a preset (GPU: CUDA graphs,         ``torch.compile(m, mode="reduce-overhead" |
-# Triton autotuning)                  "max-autotune" | "max-autotune-no-cudagraphs")``
+# a preset (GPU: CUDA graphs,         ``torch.compile(m, mode="reduce-overhead")``,
+# Triton autotuning)                  ``mode="max-autotune"``, ``"max-autotune-no-cudagraphs"``
 # constant weights for CPU inference  ``torch._inductor.config.freezing = True`` (or
 #                                     ``config.patch(freezing=True)``), under ``no_grad``
 # the C++ GEMM template on a CPU      freezing plus ``torch._inductor.config.max_autotune``

@@ -67,7 +67,7 @@ print(
 
 # %%
 # Materialise a model built on ``meta``: ``to_empty`` and re-initialise
-# --------------------------------------------------------------------
+# ---------------------------------------------------------------------
 # A ``meta`` model has no values to move, so ``model.to("cpu")`` raises.
 # ``model.to_empty(device=...)`` allocates every parameter and buffer there,
 # uninitialised; calling ``reset_parameters()`` on each submodule that has one
@@ -99,7 +99,7 @@ print("same values as a model built on the CPU:", all(same))
 
 # %%
 # Fill a ``meta`` model from a checkpoint: ``load_state_dict(..., assign=True)``
-# -----------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # To load saved weights there is nothing to initialise. A plain
 # ``load_state_dict`` copies into the module's own tensors, which on ``meta``
 # does nothing (PyTorch warns); with ``assign=True`` the module takes the

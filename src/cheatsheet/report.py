@@ -351,7 +351,7 @@ def compare(
 
     Parameters
     ----------
-    candidates : mapping of str to callable
+    candidates : dict
         Label and function of each candidate, e.g.
         ``{"eager": model, "compiled": torch.compile(model)}``.
     *args, **kwargs

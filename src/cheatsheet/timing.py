@@ -440,7 +440,7 @@ def interleave(
 
     Parameters
     ----------
-    candidates : mapping of str to callable
+    candidates : dict
         Label and function of each candidate, in the order to report them.
     *args, **kwargs
         Passed to every candidate on every call; use ``lambda`` or
