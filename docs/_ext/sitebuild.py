@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import platform
+import queue
 import random
 import re
 import sys
@@ -371,6 +372,28 @@ def build_line() -> str:
     )
 
 
+def _sitemap_lists_every_page(app: Sphinx, exception: BaseException | None) -> None:
+    """Hand sphinx-sitemap every page of the site, not only those this build wrote.
+
+    It collects pages as they are written, so after an incremental build its
+    sitemap would list the changed pages alone. This runs just before it writes.
+    """
+    links = getattr(app, "sitemap_links", None)
+    if exception is not None or links is None:
+        return
+    found: dict[str, Any] = {}
+    while True:
+        try:
+            link, last_updated = links.get_nowait()
+        except queue.Empty:
+            break
+        found[link] = last_updated
+    for doc in app.env.found_docs:
+        found.setdefault(f"{doc}.html", None)
+    for link in sorted(found):
+        links.put((link, found[link]))
+
+
 def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
     # Runs before sphinx-gallery generates the gallery (builder-inited). Removing
     # an example's .md5 record is what makes sphinx-gallery run it again.
@@ -495,4 +518,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # Before sphinx-gallery's own builder-inited handler (priority 500) runs the examples.
     app.connect("builder-inited", _rerun_pages_when_inputs_changed, priority=400)
     app.connect("env-get-outdated", _restamp_when_examples_ran)
+    app.connect("build-finished", _sitemap_lists_every_page, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
