@@ -207,8 +207,8 @@ for verdict in attention_table.verdicts():
 stamp
 
 # %%
-# Cheat sheet
-# -----------
+# Summary
+# -------
 #
 # =========================================  ==========================================================
 # You want                                   Call
