@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -111,3 +112,21 @@ def buildperf(session: nox.Session) -> None:
     """Time a cold build, a rebuild with nothing changed, and one after touching an example."""
     _install(session, "docs")
     session.run("python", "benchmarks/build_speed.py", *session.posargs)
+
+
+@nox.session
+def mutation(session: nox.Session) -> None:
+    """Mutate src/cheatsheet (mutmut), run the fast tests on each mutant, print the kill rate."""
+    _install(session, "mutation")
+    # mutmut reads its settings from [tool.mutmut] and keeps its state in mutants/, so
+    # a second run only tests mutants whose code or tests changed.
+    session.run("mutmut", "run", *session.posargs)
+    session.run("mutmut", "export-cicd-stats")
+    stats = json.loads((ROOT / "mutants" / "mutmut-cicd-stats.json").read_text())
+    killed, survived, total = stats["killed"], stats["survived"], stats["total"]
+    session.log(
+        f"{total} mutants: {killed} killed, {survived} survived, {stats['timeout']} timed out, "
+        f"{stats['no_tests']} reached by no test, {stats['suspicious']} suspicious, "
+        f"{stats['skipped']} skipped"
+    )
+    session.log(f"kill rate {(killed + stats['timeout']) / max(total, 1):.1%}; see `mutmut results`")

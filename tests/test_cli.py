@@ -38,6 +38,7 @@ def test_help_and_missing_command(capsys):
     assert bad.value.code == 2
 
 
+@pytest.mark.slow
 def test_runs_as_a_module():
     result = subprocess.run(
         [sys.executable, "-m", "cheatsheet", "info", "--json"],

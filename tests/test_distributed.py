@@ -201,6 +201,7 @@ def _rank_hangs(rank: int, world_size: int) -> None:
         time.sleep(300)
 
 
+@pytest.mark.slow
 def test_hanging_rank_times_out_and_everything_is_killed():
     started = time.monotonic()
     with pytest.raises(DistributedTimeoutError) as info:
@@ -368,6 +369,7 @@ def _floods(rank: int, world_size: int, then: str) -> None:
         time.sleep(300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("then", "error", "timeout_s"),
     [("raise", DistributedRunError, 60), ("hang", DistributedTimeoutError, 5)],
@@ -556,12 +558,14 @@ def _gone_within(seconds: float, pids: frozenset[int], folder: Path | None = Non
     assert folder is None or not folder.exists(), "the temporary folder outlived the launcher"
 
 
+@pytest.mark.slow
 def test_ranks_their_children_and_folder_go_when_the_parent_is_killed(doomed_run):
     doomed_run.parent.kill()
     doomed_run.parent.wait()
     _gone_within(10, doomed_run.ranks | doomed_run.grandchildren, doomed_run.folder)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_ranks_die_with_the_parent_even_when_its_watchdog_is_killed_first(doomed_run):
     watchdogs = _children_of(doomed_run.parent.pid) - doomed_run.ranks

@@ -272,6 +272,7 @@ def test_interleaving_rejects_what_cannot_be_compared():
         interleave({"a": lambda: None, "b": lambda: None}, min_rounds=5)
 
 
+@pytest.mark.slow
 def test_agrees_with_torch_utils_benchmark():
     """Catches a broken timer; the 3% target is measured by `nox -s timingperf`.
 
@@ -307,6 +308,7 @@ cache.mkdir(parents=True, exist_ok=True)
 """
 
 
+@pytest.mark.slow
 def test_startup_cost_runs_cold_then_warm_on_one_fresh_cache():
     cost = startup_cost(_CACHE_AWARE_SETUP, "time.sleep(0.4 if cold else 0.0)")
     assert cost.cold_s >= 0.4
@@ -317,6 +319,7 @@ def test_startup_cost_runs_cold_then_warm_on_one_fresh_cache():
     assert cost.calls_to_repay(0.0) == (math.inf, math.inf)
 
 
+@pytest.mark.slow
 def test_a_failing_startup_shows_the_child_output():
     with pytest.raises(RuntimeError, match="NameError: name 'missing' is not defined"):
         startup_cost("x = 1", "missing(x)")
