@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from cheatsheet.__main__ import main
 
@@ -47,3 +48,68 @@ def test_runs_as_a_module():
         check=True,
     )
     assert json.loads(result.stdout)["picked_device"]
+
+
+@pytest.fixture
+def fixed_stamp(monkeypatch):
+    """Make the command print a known stamp and device."""
+    from cheatsheet import Environment
+
+    import cheatsheet.__main__ as cli
+
+    stamp = Environment(
+        cpu="cpu",
+        logical_cores=2,
+        torch_threads=1,
+        gpus=(),
+        torch_version="2.13.0",
+        cuda_version="none",
+        python_version="3.11.7",
+        os="Linux 6.1",
+        inductor_cpp_compiler="not found",
+        date="2026-11-23",
+    )
+    monkeypatch.setattr(cli, "environment", lambda: stamp)
+    monkeypatch.setattr(cli, "pick_device", lambda: torch.device("cpu"))
+    return stamp
+
+
+def test_info_prints_the_stamp_then_the_picked_device(capsys, fixed_stamp):
+    assert main(["info"]) == 0
+    assert capsys.readouterr().out == f"{fixed_stamp!r}\npicked device:        cpu\n"
+
+
+def test_info_json_holds_the_stamp_and_the_device_indented(capsys, fixed_stamp):
+    assert main(["info", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out) == {**fixed_stamp.as_dict(), "picked_device": "cpu"}
+    assert out.startswith('{\n  "cpu": "cpu",\n  "logical_cores": 2,')
+
+
+def test_a_bad_device_override_is_shown_in_json_too(capsys, monkeypatch):
+    monkeypatch.setenv("CHEATSHEET_DEVICE", "nonsense")
+    main(["info", "--json"])
+    assert json.loads(capsys.readouterr().out)["picked_device"].startswith(
+        "error: CHEATSHEET_DEVICE='nonsense' is not a device; use 'cpu'"
+    )
+
+
+def test_help_names_the_program_its_command_and_options(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m cheatsheet [-h] COMMAND ...\n")
+    assert "Helpers of the runnable PyTorch 2 cheat sheet." in out
+    assert "print the hardware and software stamp of this machine" in out
+    with pytest.raises(SystemExit):
+        main(["info", "--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m cheatsheet info [-h] [--json]\n")
+    assert "Print the hardware and software stamp of this machine." in out
+    assert "--json      print JSON for machines" in out
+
+
+def test_a_missing_command_is_named_in_the_error(capsys):
+    with pytest.raises(SystemExit):
+        main([])
+    assert "the following arguments are required: COMMAND" in capsys.readouterr().err
