@@ -129,4 +129,6 @@ def mutation(session: nox.Session) -> None:
         f"{stats['no_tests']} reached by no test, {stats['suspicious']} suspicious, "
         f"{stats['skipped']} skipped"
     )
-    session.log(f"kill rate {(killed + stats['timeout']) / max(total, 1):.1%}; see `mutmut results`")
+    session.log(
+        f"kill rate {(killed + stats['timeout']) / max(total, 1):.1%}; see `mutmut results`"
+    )

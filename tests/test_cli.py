@@ -53,9 +53,8 @@ def test_runs_as_a_module():
 @pytest.fixture
 def fixed_stamp(monkeypatch):
     """Make the command print a known stamp and device."""
-    from cheatsheet import Environment
-
     import cheatsheet.__main__ as cli
+    from cheatsheet import Environment
 
     stamp = Environment(
         cpu="cpu",

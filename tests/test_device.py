@@ -154,16 +154,16 @@ def test_check_device_accepts_each_form_it_lists(fake_devices, request_, expecte
 def test_check_device_refusals_name_the_argument_the_request_and_the_fix(fake_devices):
     fake_devices(cuda=2)
     accepted = "'cpu', 'cuda', 'cuda:N', 'mps', 'xpu' or 'xpu:N' (N a device index)"
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match="is not a device") as caught:
         check_device("gpu", "where")
     assert str(caught.value) == f"where='gpu' is not a device; use {accepted}"
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match="does not have") as caught:
         check_device("cuda:2", "where")
     assert str(caught.value) == (
         "where='cuda:2' asks for cuda:2, which this machine does not have; "
         "available here: cuda:0, cuda:1, cpu"
     )
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match="does not have") as caught:
         check_device("xpu")
     assert str(caught.value) == (
         "device='xpu' asks for xpu, which this machine does not have; "
@@ -171,7 +171,10 @@ def test_check_device_refusals_name_the_argument_the_request_and_the_fix(fake_de
     )
     with pytest.raises(TypeError) as caught:
         check_device(1.5, "where")
-    assert str(caught.value) == f"where must be a str or torch.device, got float; pass one of {accepted}"
+    assert (
+        str(caught.value)
+        == f"where must be a str or torch.device, got float; pass one of {accepted}"
+    )
 
 
 def test_the_last_index_of_a_kind_is_available_and_the_next_is_not(fake_devices):

@@ -376,13 +376,11 @@ def _fixed_comparison(measurement, *, threads=(1, 1), device="cpu"):
 
 def test_text_table_lays_out_aligned_columns(measurement):
     table = _fixed_comparison(measurement)
-    assert repr(table) == "\n".join(
-        [
-            "label       median  spread (IQR)  speedup vs eager (95% interval)  verdict",
-            "----------  ------  ------------  -------------------------------  --------",
-            "eager       2 ms    ±0.0%         1 (baseline)                     baseline",
-            "<b>c&d</b>  1 ms    ±0.0%         2.00x (2.00–2.00)                faster",
-        ]
+    assert repr(table) == (
+        "label       median  spread (IQR)  speedup vs eager (95% interval)  verdict\n"
+        "----------  ------  ------------  -------------------------------  --------\n"
+        "eager       2 ms    ±0.0%         1 (baseline)                     baseline\n"
+        "<b>c&d</b>  1 ms    ±0.0%         2.00x (2.00–2.00)                faster"
     )
 
 
@@ -506,9 +504,7 @@ def test_plot_marks_the_band_the_baseline_and_each_interval(measurement):
     assert [line.get_xdata()[0] for line in ax.lines if len(line.get_xdata()) == 2][:1] == [1.0]
     assert [t.get_text() for t in ax.texts] == [" 0.500x", " 2.00x"]
     assert [t.xy for t in ax.texts] == [(0.5, 1), (4.0, 0)]
-    assert ax.get_xlabel() == (
-        "speedup over base (x, 95% interval); shaded: about as fast"
-    )
+    assert ax.get_xlabel() == ("speedup over base (x, 95% interval); shaded: about as fast")
     assert ax.get_title() == "Speedup over base (higher is faster)"
     plt.close(fig)
 
@@ -535,18 +531,16 @@ def _stamp(**fields):
 
 
 def test_environment_text_form_lists_every_field_in_aligned_rows():
-    assert repr(_stamp()) == "\n".join(
-        [
-            "CPU:                  Fast <CPU> & Co (8 logical cores)",
-            "PyTorch threads:      4",
-            "GPU:                  A100 (40 GiB); A100 (80 GiB)",
-            "PyTorch:              2.13.0",
-            "CUDA:                 12.8",
-            "Python:               3.11.7",
-            "OS:                   Linux 6.1",
-            "torch.compile on CPU: yes (C++ compiler /usr/bin/g++)",
-            "date:                 2026-11-23",
-        ]
+    assert repr(_stamp()) == (
+        "CPU:                  Fast <CPU> & Co (8 logical cores)\n"
+        "PyTorch threads:      4\n"
+        "GPU:                  A100 (40 GiB); A100 (80 GiB)\n"
+        "PyTorch:              2.13.0\n"
+        "CUDA:                 12.8\n"
+        "Python:               3.11.7\n"
+        "OS:                   Linux 6.1\n"
+        "torch.compile on CPU: yes (C++ compiler /usr/bin/g++)\n"
+        "date:                 2026-11-23"
     )
     assert "GPU:                  none" in repr(_stamp(gpus=()))
 

@@ -88,7 +88,7 @@ def test_confidence_must_lie_strictly_between_0_and_1():
 
 
 def test_too_few_values_say_how_many_and_what_to_do():
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match="cannot give") as caught:
         median_interval([1, 2, 3, 4, 5])
     assert str(caught.value) == (
         "5 values cannot give a 95% interval for a median; "

@@ -411,9 +411,7 @@ def test_cuda_blocks_are_timed_with_events_after_a_synchronize(monkeypatch, fake
 
     monkeypatch.setattr(torch.cuda, "Event", Event)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device: log.append(f"sync {device}"))
-    block = timing_module._block_timer(
-        lambda: log.append("call"), (), {}, torch.device("cuda:0")
-    )
+    block = timing_module._block_timer(lambda: log.append("call"), (), {}, torch.device("cuda:0"))
     assert block(3) == pytest.approx(0.06)
     assert log == ["sync cuda:0", "record", "call", "call", "call", "record", "wait"]
 
@@ -460,8 +458,7 @@ def test_interleave_passes_arguments_and_keeps_the_candidates_order(fake_clock):
 
 
 def test_interleave_shuffles_with_a_fixed_seed(fake_clock):
-    orders = []
-    for _ in range(2):
+    def order_of_calls():
         calls = []
         interleave(
             {
@@ -470,8 +467,9 @@ def test_interleave_shuffles_with_a_fixed_seed(fake_clock):
             },
             budget_s=0.5,
         )
-        orders.append(calls)
-    assert orders[0] == orders[1]
+        return calls
+
+    assert order_of_calls() == order_of_calls()
 
 
 def test_interleave_names_what_is_wrong():
@@ -489,7 +487,9 @@ def test_interleave_names_what_is_wrong():
         interleave({"a": lambda: None, "b": 3})
     with pytest.raises(ValueError, match=r"^min_rounds must be an integer of at least 6, got 5$"):
         interleave({"a": lambda: None, "b": lambda: None}, min_rounds=5)
-    with pytest.raises(TypeError, match=r"^label must be a str, got int; pass label=str\(\.\.\.\)$"):
+    with pytest.raises(
+        TypeError, match=r"^label must be a str, got int; pass label=str\(\.\.\.\)$"
+    ):
         interleave({"a": lambda: None, 1: lambda: None})
 
 
@@ -593,7 +593,7 @@ def test_work_without_tensors_on_a_busy_accelerator_must_name_it(
     fake_devices(**devices)
     monkeypatch.setattr(torch.cuda, "is_initialized", lambda: initialized == "cuda")
     monkeypatch.setattr(torch.xpu, "is_initialized", lambda: initialized == "xpu", raising=False)
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match="cannot tell") as caught:
         benchmark(lambda: None, budget_s=0.01)
     assert str(caught.value) == (
         "cannot tell which device the timed work runs on: no tensor or module among its "
@@ -678,7 +678,14 @@ def test_time_unit_switches_at_each_power_of_a_thousand(seconds, unit):
 
 @pytest.mark.parametrize(
     ("seconds", "text"),
-    [(1.0, "1 s"), (1e-3, "1 ms"), (1e-6, "1 µs"), (0.0, "0 ns"), (math.inf, "inf"), (-4e-3, "-4 ms")],
+    [
+        (1.0, "1 s"),
+        (1e-3, "1 ms"),
+        (1e-6, "1 µs"),
+        (0.0, "0 ns"),
+        (math.inf, "inf"),
+        (-4e-3, "-4 ms"),
+    ],
 )
 def test_format_seconds_at_unit_boundaries(seconds, text):
     assert format_seconds(seconds) == text
@@ -759,17 +766,18 @@ def test_startup_cost_needs_source_text():
         startup_cost(None, "pass")
 
 
-def test_the_child_script_times_the_call_between_synchronizes():
-    from cheatsheet.timing import _CHILD
-
-    script = _CHILD.format(setup="x = 1", call="y = x")
-    namespace = {}
+def test_the_child_script_prints_the_time_of_its_call(tmp_path):
     import contextlib
     import io
+    import runpy
 
+    from cheatsheet.timing import _CHILD
+
+    script = tmp_path / "child.py"
+    script.write_text(_CHILD.format(setup="x = 1", call="y = x"))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(script, "<child>", "exec"), namespace)
+        namespace = runpy.run_path(str(script))
     tag, value = out.getvalue().split()
     assert tag == "CHEATSHEET_FIRST_CALL_S"
     assert 0 <= float(value) < 1
