@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -98,13 +99,15 @@ def test_help_names_the_program_its_command_and_options(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert out.startswith("usage: python -m cheatsheet [-h] COMMAND ...\n")
-    assert "Helpers of the runnable PyTorch 2 cheat sheet." in out
-    assert "print the hardware and software stamp of this machine" in out
+    assert "\n\nHelpers of the runnable PyTorch 2 cheat sheet.\n\n" in out
+    assert re.search(
+        r"^ +info +print the hardware and software stamp of this machine$", out, re.MULTILINE
+    )
     with pytest.raises(SystemExit):
         main(["info", "--help"])
     out = capsys.readouterr().out
     assert out.startswith("usage: python -m cheatsheet info [-h] [--json]\n")
-    assert "Print the hardware and software stamp of this machine." in out
+    assert "\n\nPrint the hardware and software stamp of this machine.\n\n" in out
     assert "--json      print JSON for machines" in out
 
 

@@ -355,8 +355,14 @@ def test_paired_ratios_need_the_same_rounds_and_time_that_passed(measurement):
     still = measurement(label="still", times_s=(1.0, 1.0, 0.0, 1.0, 1.0, 1.0))
     with pytest.raises(ValueError, match=r"^a block of 'still' or 'six' took no measurable time"):
         _paired_ratio(six, still)
-    with pytest.raises(ValueError, match=r"^a block of 'six' or 'still' took no measurable time"):
+    with pytest.raises(
+        ValueError, match=r"^a block of 'six' or 'still' took no measurable time"
+    ) as e:
         _paired_ratio(still, six)
+    assert str(e.value) == (
+        "a block of 'six' or 'still' took no measurable time; "
+        "the clock did not advance, so no ratio can be formed"
+    )
 
 
 # -- Comparison tables, from a fake clock ----------------------------------------
@@ -450,6 +456,9 @@ def test_compare_measures_against_the_baseline_it_is_given(fake_clock):
     assert [r.label for r in table.ratios] == ["fast"]
     assert table.speedup("fast") == 2.0
     assert {m.runs_wanted for m in table.measurements} == {7}
+    # First calls 3/128 s, calibration 3/128 (2 calls of fast), warm-up to 0.05 s past the
+    # start, then rounds until half a second past it.
+    assert fake_clock.now == pytest.approx(3 / 128 + 0.5, abs=4 / 128)
 
 
 def test_compare_passes_arguments_and_device_on(fake_clock):
@@ -478,6 +487,8 @@ def test_an_unknown_baseline_lists_the_labels():
         compare({"a": lambda: None, "b": lambda: None}, baseline="c")
     with pytest.raises(ValueError, match=r"^baseline 'c' is not one of the labels \[1, 2\]$"):
         compare([1, 2], baseline="c")
+    with pytest.raises(ValueError, match=r"^baseline 'c' is not one of the labels \(1, 2\)$"):
+        compare((1, 2), baseline="c")
 
 
 def test_plot_marks_the_band_the_baseline_and_each_interval(measurement):
@@ -756,3 +767,53 @@ def test_cpp_compiler_honours_cxx_then_searches_the_usual_names(monkeypatch):
     asked.clear()
     assert report._cpp_compiler() == "not found"
     assert asked == ["c++", "g++", "clang++"]
+
+
+def test_compare_passes_its_device_on(fake_clock, fake_devices, monkeypatch):
+    fake_devices(cuda=1)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    table = _compare(fake_clock, {"a": 2**-6, "b": 2**-6}, device="cpu", budget_s=0.1)
+    assert table["a"].device == "cpu"
+
+
+def test_caption_describes_the_first_candidates_device_and_rounds(measurement):
+    from cheatsheet.report import Comparison, _paired_ratio
+
+    base = measurement(label="a", times_s=(2.0,) * 6, device="cuda:0")
+    other = measurement(label="b", times_s=(1.0,) * 6, device="cuda:1")
+    table = Comparison((base, other), "a", (_paired_ratio(base, other),))
+    assert "<caption>Median time per call on cuda:0 (1 thread), timed in 6 " in table._repr_html_()
+
+
+def test_plot_draws_each_interval_as_a_whisker_in_the_house_colours(measurement):
+    from matplotlib.colors import to_rgba
+    from matplotlib.container import BarContainer
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    from cheatsheet.report import Comparison, _paired_ratio
+
+    base = measurement(label="base", times_s=(4.0,) * 6)
+    other = measurement(label="other", times_s=(1.0, 2.0, 2.0, 2.0, 2.0, 8.0))
+    table = Comparison((base, other), "base", (_paired_ratio(base, other),))
+    ratio = table.ratios[0]
+    assert (ratio.low, ratio.speedup, ratio.high) == (0.5, 2.0, 4.0)
+    fig = table.plot()
+    (ax,) = fig.axes
+    assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    bars = next(c for c in ax.containers if isinstance(c, BarContainer))
+    bar = bars.patches[0]
+    assert bar.get_facecolor() == to_rgba("#4c72b0")
+    assert (bar.get_x(), bar.get_width()) == (0, 2.0)
+    (whisker,) = bars.errorbar.lines[2][0].get_segments()
+    assert [tuple(point) for point in whisker] == [(0.5, 0.0), (4.0, 0.0)]
+    caps = bars.errorbar.lines[1]
+    assert [cap.get_markersize() for cap in caps] == [6.0, 6.0]  # capsize 3 points each side
+    band = next(p for p in ax.patches if p is not bar)
+    assert band.get_facecolor() == to_rgba("0.5", 0.25)
+    assert band.get_linewidth() == 0
+    baseline = next(line for line in ax.lines if list(line.get_xdata()) == [1.0, 1.0])
+    assert (baseline.get_color(), baseline.get_linewidth()) == ("0.5", 1)
+    (note,) = ax.texts
+    assert (note.get_text(), note.get_fontsize(), note.get_va()) == (" 2.00x", 9, "center")
+    assert ax.margins()[0] == 0.2
+    plt.close(fig)

@@ -411,9 +411,11 @@ def test_cuda_blocks_are_timed_with_events_after_a_synchronize(monkeypatch, fake
 
     monkeypatch.setattr(torch.cuda, "Event", Event)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda device: log.append(f"sync {device}"))
-    block = timing_module._block_timer(lambda: log.append("call"), (), {}, torch.device("cuda:0"))
+    block = timing_module._block_timer(
+        lambda x, *, y: log.append(f"call {x} {y}"), (1,), {"y": 2}, torch.device("cuda:0")
+    )
     assert block(3) == pytest.approx(0.06)
-    assert log == ["sync cuda:0", "record", "call", "call", "call", "record", "wait"]
+    assert log == ["sync cuda:0", "record", *["call 1 2"] * 3, "record", "wait"]
 
 
 def test_interleave_spends_its_budget_in_rounds_of_every_candidate(fake_clock):
@@ -795,3 +797,87 @@ def test_calls_to_repay_divide_each_start_by_the_saving():
     from cheatsheet import StartupCost
 
     assert StartupCost(cold_s=10.0, warm_s=1.0).calls_to_repay(0.5) == (20.0, 2.0)
+
+
+def test_tensors_are_searched_six_levels_deep_through_mappings_partials_and_methods(fake_clock):
+    meta = torch.ones(1, device="meta")
+    work = fake_clock.work(2**-6)
+
+    def dicts(value, depth):
+        for _ in range(depth):
+            value = {"k": value}
+        return value
+
+    class Holder(list):
+        def run(self):
+            work()
+
+    # Outer tuple, args or fns tuple, then the containers: a tensor at level 6 is found,
+    # one at level 7 is not.
+    cases = [
+        (lambda n: (work, dicts(meta, n)), 4),
+        (lambda n: (functools.partial(work, _nested(meta, n)),), 1),
+        (lambda n: (Holder(_nested(meta, n)).run,), 3),
+    ]
+    for make, deepest in cases:
+        assert benchmark(*make(deepest), budget_s=0.02).device == "meta", deepest
+        assert benchmark(*make(deepest + 1), budget_s=0.02).device == "cpu", deepest
+
+
+def test_calibration_stops_at_a_block_of_exactly_10_ms():
+    from cheatsheet.timing import _calibrate
+
+    assert _calibrate(lambda n: n * 0.01) == 1
+
+
+def test_warm_up_ends_as_soon_as_a_tenth_of_the_budget_has_passed(fake_clock):
+    m = benchmark(fake_clock.work(2**-6), budget_s=0.625, min_runs=3)
+    # Start at 1/64 s; warm-up ends at exactly 5/64 s, after three blocks past calibration;
+    # timed blocks end at exactly 41/64 s.
+    assert fake_clock.events.count("C") == 1 + 1 + 3 + 36
+    assert m.runs == 36
+
+
+def test_interleaved_warm_up_ends_as_soon_as_a_tenth_of_the_budget_has_passed(fake_clock):
+    a, _ = interleave(
+        {"a": fake_clock.work(2**-6), "b": fake_clock.work(2**-6)}, budget_s=1.25, min_rounds=6
+    )
+    # Start at 2/64 s; warm-up ends at exactly 10/64 s, three rounds after calibration;
+    # rounds end at exactly 82/64 s: 36 of them.
+    assert a.runs == 36
+    assert fake_clock.now == 82 / 64
+
+
+def test_the_number_of_blocks_is_capped(fake_clock, monkeypatch):
+    import cheatsheet.timing as timing_module
+
+    monkeypatch.setattr(timing_module, "_MAX_RUNS", 7)
+    assert benchmark(fake_clock.work(2**-6), budget_s=100.0).runs == 7
+    a, _ = interleave({"a": fake_clock.work(2**-6), "b": fake_clock.work(2**-6)}, budget_s=100.0)
+    assert a.runs == 7
+
+
+def test_interleave_finds_the_device_in_arguments_candidates_or_its_device_argument(
+    fake_clock, fake_devices, monkeypatch
+):
+    meta = torch.ones(1, device="meta")
+    work = fake_clock.work(2**-6)
+
+    def fn(*args, **kwargs):
+        work()
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.ones(1, device="meta"))
+
+        def forward(self):
+            work()
+
+    pair = {"a": fn, "b": fn}
+    assert interleave(pair, meta, budget_s=0.05)[0].device == "meta"
+    assert interleave(pair, x=meta, budget_s=0.05)[0].device == "meta"
+    assert interleave({"a": Model(), "b": Model()}, budget_s=0.05)[0].device == "meta"
+    fake_devices(cuda=1)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    assert interleave(pair, device="cpu", budget_s=0.05)[0].device == "cpu"
