@@ -828,6 +828,9 @@ def test_calibration_stops_at_a_block_of_exactly_10_ms():
     from cheatsheet.timing import _calibrate
 
     assert _calibrate(lambda n: n * 0.01) == 1
+    # A first try of exactly 10 ms is enough: faster retries are not asked for.
+    tries = iter([0.01, 0.005, 0.005, 0.02])
+    assert _calibrate(lambda n: next(tries)) == 1
 
 
 def test_warm_up_ends_as_soon_as_a_tenth_of_the_budget_has_passed(fake_clock):
@@ -881,3 +884,13 @@ def test_interleave_finds_the_device_in_arguments_candidates_or_its_device_argum
     fake_devices(cuda=1)
     monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
     assert interleave(pair, device="cpu", budget_s=0.05)[0].device == "cpu"
+
+
+def test_only_a_partial_is_searched_as_a_partial(fake_clock):
+    from types import SimpleNamespace
+
+    meta = torch.ones(1, device="meta")
+    work = fake_clock.work(2**-6)
+    # Objects with an ``args`` or a ``func`` attribute alone are not partials.
+    assert benchmark(work, SimpleNamespace(args=(meta,)), budget_s=0.02).device == "cpu"
+    assert benchmark(work, SimpleNamespace(func=meta), budget_s=0.02).device == "cpu"
