@@ -894,3 +894,19 @@ def test_only_a_partial_is_searched_as_a_partial(fake_clock):
     # Objects with an ``args`` or a ``func`` attribute alone are not partials.
     assert benchmark(work, SimpleNamespace(args=(meta,)), budget_s=0.02).device == "cpu"
     assert benchmark(work, SimpleNamespace(func=meta), budget_s=0.02).device == "cpu"
+
+
+def test_calibration_grows_by_at_least_one_call_and_at_most_a_hundredfold():
+    from cheatsheet.timing import _calibrate
+
+    # 8 ms a call: 1.2 × 10 ms is 1.5 calls, so the block grows by one call, to 16 ms.
+    assert _calibrate(lambda n: n * 0.008) == 2
+    asked = []
+
+    def block(n):
+        asked.append(n)
+        return n * 2**-17
+
+    # 1.2 × 10 ms is 1572 calls of 7.6 µs; the first step stops at a hundred.
+    assert _calibrate(block) == 1572
+    assert asked == [1, 1, 1, 100, 100, 100, 1572]
