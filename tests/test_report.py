@@ -523,26 +523,8 @@ def test_plot_marks_the_band_the_baseline_and_each_interval(measurement):
 # -- The machine stamp, from sources the test controls ------------------------------
 
 
-def _stamp(**fields):
-    from cheatsheet import Environment
-
-    defaults = {
-        "cpu": "Fast <CPU> & Co",
-        "logical_cores": 8,
-        "torch_threads": 4,
-        "gpus": ("A100 (40 GiB)", "A100 (80 GiB)"),
-        "torch_version": "2.13.0",
-        "cuda_version": "12.8",
-        "python_version": "3.11.7",
-        "os": "Linux 6.1",
-        "inductor_cpp_compiler": "/usr/bin/g++",
-        "date": "2026-11-23",
-    }
-    return Environment(**{**defaults, **fields})
-
-
-def test_environment_text_form_lists_every_field_in_aligned_rows():
-    assert repr(_stamp()) == (
+def test_environment_text_form_lists_every_field_in_aligned_rows(stamp):
+    assert repr(stamp()) == (
         "CPU:                  Fast <CPU> & Co (8 logical cores)\n"
         "PyTorch threads:      4\n"
         "GPU:                  A100 (40 GiB); A100 (80 GiB)\n"
@@ -553,11 +535,11 @@ def test_environment_text_form_lists_every_field_in_aligned_rows():
         "torch.compile on CPU: yes (C++ compiler /usr/bin/g++)\n"
         "date:                 2026-11-23"
     )
-    assert "GPU:                  none" in repr(_stamp(gpus=()))
+    assert "GPU:                  none" in repr(stamp(gpus=()))
 
 
-def test_environment_html_form_escapes_every_value():
-    html = _stamp(inductor_cpp_compiler="not found")._repr_html_()
+def test_environment_html_form_escapes_every_value(stamp):
+    html = stamp(inductor_cpp_compiler="not found")._repr_html_()
     assert html == (
         '<table class="cheatsheet-table"><caption>Hardware and software stamp</caption>'
         '<thead><tr><th scope="col">what</th><th scope="col">this build machine</th></tr></thead>'
@@ -571,15 +553,15 @@ def test_environment_html_form_escapes_every_value():
     )
 
 
-def test_environment_as_dict_is_json_ready():
-    data = _stamp().as_dict()
+def test_environment_as_dict_is_json_ready(stamp):
+    data = stamp().as_dict()
     assert data["gpus"] == ["A100 (40 GiB)", "A100 (80 GiB)"]
     assert data["can_compile"] is True
     assert data["cpu"] == "Fast <CPU> & Co"
-    assert _stamp(inductor_cpp_compiler="not found").as_dict()["can_compile"] is False
+    assert stamp(inductor_cpp_compiler="not found").as_dict()["can_compile"] is False
 
 
-def test_environment_reads_each_field_from_its_source(monkeypatch):
+def test_environment_reads_each_field_from_its_source(monkeypatch, stamp):
     import datetime
     import platform
     from types import SimpleNamespace
@@ -603,7 +585,7 @@ def test_environment_reads_each_field_from_its_source(monkeypatch):
     monkeypatch.setattr(platform, "python_version", lambda: "3.99")
     monkeypatch.setattr(platform, "system", lambda: "Plan9")
     monkeypatch.setattr(platform, "release", lambda: "4e")
-    assert report.environment() == _stamp(
+    assert report.environment() == stamp(
         cpu="cpu model",
         logical_cores=1,
         torch_threads=3,

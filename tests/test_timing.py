@@ -696,25 +696,6 @@ def test_format_seconds_at_unit_boundaries(seconds, text):
 # -- Start-up costs, with the child processes faked ---------------------------------
 
 
-@pytest.fixture
-def fake_children(monkeypatch):
-    """Replace the child processes of startup_cost with a record of how they were started."""
-    import subprocess
-
-    import cheatsheet.timing as timing_module
-
-    started = []
-    replies = []
-
-    def run(command, **options):
-        started.append((command, options))
-        stdout, returncode = replies.pop(0)
-        return subprocess.CompletedProcess(command, returncode, stdout, "the stderr")
-
-    monkeypatch.setattr(timing_module.subprocess, "run", run)
-    return started, replies
-
-
 def test_startup_cost_runs_two_children_on_one_new_cache(fake_children):
     import sys
 
