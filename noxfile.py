@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sys
 from collections.abc import Callable
@@ -184,3 +185,26 @@ def buildperf(session: nox.Session) -> None:
     """Time a cold build, a rebuild with nothing changed, and one after touching an example."""
     run = _site_env(session)
     run("python", "benchmarks/build_speed.py", *session.posargs)
+
+
+@nox.session
+def mutation(session: nox.Session) -> None:
+    """Mutate src/cheatsheet (mutmut), run the fast tests on each mutant, print the kill rate."""
+    _install(session, "mutation")
+    # mutmut reads its settings from [tool.mutmut] and caches verdicts in mutants/, but a
+    # cached survivor is not retried when a new test would kill it: start afresh unless
+    # mutant names are given (`nox -s mutation -- 'cheatsheet.report.*'` retries those).
+    if not session.posargs:
+        shutil.rmtree(ROOT / "mutants", ignore_errors=True)
+    session.run("mutmut", "run", *session.posargs)
+    session.run("mutmut", "export-cicd-stats")
+    stats = json.loads((ROOT / "mutants" / "mutmut-cicd-stats.json").read_text())
+    killed, survived, total = stats["killed"], stats["survived"], stats["total"]
+    session.log(
+        f"{total} mutants: {killed} killed, {survived} survived, {stats['timeout']} timed out, "
+        f"{stats['no_tests']} reached by no test, {stats['suspicious']} suspicious, "
+        f"{stats['skipped']} skipped"
+    )
+    session.log(
+        f"kill rate {(killed + stats['timeout']) / max(total, 1):.1%}; see `mutmut results`"
+    )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from cheatsheet import Measurement, timing
+from cheatsheet import Environment, Measurement, timing
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
@@ -93,3 +93,59 @@ def fake_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     monkeypatch.setattr(timing, "_clock", clock)
     monkeypatch.setattr(timing, "synchronize", clock.synchronize)
     return clock
+
+
+@pytest.fixture
+def stamp() -> Callable[..., Environment]:
+    """Build an Environment from keywords; the defaults hold markup and two GPUs."""
+
+    def make(**fields: object) -> Environment:
+        defaults: dict[str, object] = {
+            "cpu": "Fast <CPU> & Co",
+            "logical_cores": 8,
+            "torch_threads": 4,
+            "gpus": ("A100 (40 GiB)", "A100 (80 GiB)"),
+            "torch_version": "2.13.0",
+            "cuda_version": "12.8",
+            "python_version": "3.11.7",
+            "os": "Linux 6.1",
+            "inductor_cpp_compiler": "/usr/bin/g++",
+            "date": "2026-11-23",
+        }
+        return Environment(**{**defaults, **fields})
+
+    return make
+
+
+@pytest.fixture
+def fixed_stamp(monkeypatch: pytest.MonkeyPatch, stamp: Callable[..., Environment]) -> Environment:
+    """Make ``python -m cheatsheet info`` print a known stamp and pick the CPU."""
+    import cheatsheet.__main__ as cli
+
+    known = stamp()
+    monkeypatch.setattr(cli, "environment", lambda: known)
+    monkeypatch.setattr(cli, "pick_device", lambda: torch.device("cpu"))
+    return known
+
+
+@pytest.fixture
+def fake_children(
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[list[tuple[list[str], dict[str, object]]], list[tuple[str, int]]]:
+    """Replace the child processes of startup_cost with a record of how they were started.
+
+    Returns ``(started, replies)``: each child started appends its command and options to
+    ``started`` and answers with the next ``(stdout, returncode)`` of ``replies``.
+    """
+    import subprocess
+
+    started: list[tuple[list[str], dict[str, object]]] = []
+    replies: list[tuple[str, int]] = []
+
+    def run(command: list[str], **options: object) -> subprocess.CompletedProcess[str]:
+        started.append((command, options))
+        stdout, returncode = replies.pop(0)
+        return subprocess.CompletedProcess(command, returncode, stdout, "the stderr")
+
+    monkeypatch.setattr(timing.subprocess, "run", run)
+    return started, replies

@@ -1,5 +1,6 @@
 import contextlib
 import ipaddress
+import math
 import os
 import re
 import shutil
@@ -201,6 +202,7 @@ def _rank_hangs(rank: int, world_size: int) -> None:
         time.sleep(300)
 
 
+@pytest.mark.slow
 def test_hanging_rank_times_out_and_everything_is_killed():
     started = time.monotonic()
     with pytest.raises(DistributedTimeoutError) as info:
@@ -368,6 +370,7 @@ def _floods(rank: int, world_size: int, then: str) -> None:
         time.sleep(300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("then", "error", "timeout_s"),
     [("raise", DistributedRunError, 60), ("hang", DistributedTimeoutError, 5)],
@@ -556,12 +559,14 @@ def _gone_within(seconds: float, pids: frozenset[int], folder: Path | None = Non
     assert folder is None or not folder.exists(), "the temporary folder outlived the launcher"
 
 
+@pytest.mark.slow
 def test_ranks_their_children_and_folder_go_when_the_parent_is_killed(doomed_run):
     doomed_run.parent.kill()
     doomed_run.parent.wait()
     _gone_within(10, doomed_run.ranks | doomed_run.grandchildren, doomed_run.folder)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_ranks_die_with_the_parent_even_when_its_watchdog_is_killed_first(doomed_run):
     watchdogs = _children_of(doomed_run.parent.pid) - doomed_run.ranks
@@ -570,3 +575,147 @@ def test_ranks_die_with_the_parent_even_when_its_watchdog_is_killed_first(doomed
         os.kill(pid, signal.SIGKILL)
     doomed_run.parent.wait()
     _gone_within(10, doomed_run.ranks)
+
+
+# -- Pieces of run() that need no process: messages, excerpts, exit codes ------------
+
+
+def test_output_lines_are_prefixed_with_their_rank():
+    from cheatsheet.distributed import _format_lines
+
+    assert _format_lines([("a", "b"), (), ("c",)]) == "[rank 0] a\n[rank 0] b\n[rank 2] c"
+    assert RunResult(1, (("x",),), (None,), 0.0, "fork", (1,)).output() == "[rank 0] x"
+
+
+def test_an_excerpt_keeps_head_and_tail_and_says_what_it_skipped():
+    from cheatsheet.distributed import _excerpt
+
+    short = [f"line {i}" for i in range(120)]
+    assert _excerpt(short) == short
+    lines = [f"line {i}" for i in range(121)]
+    shown = _excerpt(lines)
+    assert shown[:20] == lines[:20]
+    assert (
+        shown[20] == "... 1 lines (8 bytes) skipped; .lines holds them all ..."
+    )  # "line 20" and its newline
+    assert shown[21:] == lines[21:]
+    assert _excerpt(["é" * 1000]) == ["é" * 1000]
+    assert _excerpt(["y" * 2500]) == ["y" * 1000 + " ... [1,500 more characters]"]
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        (None, "still running"),
+        (0, "exit code 0"),
+        (3, "exit code 3"),
+        (-signal.SIGKILL, "killed by SIGKILL"),
+        (-200, "killed by signal 200"),
+    ],
+)
+def test_exit_codes_are_described_in_words(code, text):
+    from cheatsheet.distributed import _exit_description
+
+    assert _exit_description(code) == text
+
+
+def _returns(rank, world_size, *args):
+    return (rank, world_size, args)
+
+
+def _exits_with(rank, world_size, code):
+    sys.exit(code)
+
+
+def _raises(rank, world_size):
+    raise KeyError("missing")
+
+
+def test_call_returns_the_outcome_and_the_exit_code_python_would_set(capsys):
+    from cheatsheet.distributed import _call
+
+    assert _call(_returns, 1, 2, ("x",)) == ({"ok": True, "value": (1, 2, ("x",))}, 0)
+    assert _call(_exits_with, 0, 1, (None,)) == ({"ok": True, "value": None}, 0)
+    assert _call(_exits_with, 0, 1, (0,)) == ({"ok": True, "value": None}, 0)
+    outcome, code = _call(_exits_with, 0, 1, (3,))
+    assert (outcome["ok"], code) == (False, 3)
+    assert "SystemExit: 3" in outcome["traceback"]
+    assert _call(_exits_with, 0, 1, (256,))[1] == 1  # 256 would read as success
+    assert _call(_exits_with, 0, 1, (257,))[1] == 1
+    assert capsys.readouterr().err == ""
+    outcome, code = _call(_exits_with, 0, 1, ("cannot go on",))
+    assert (outcome["ok"], code) == (False, 1)
+    assert capsys.readouterr().err == "cannot go on\n"
+    outcome, code = _call(_raises, 0, 1, ())
+    assert (outcome["ok"], code) == (False, 1)
+    assert outcome["traceback"].endswith("KeyError: 'missing'\n")
+    assert capsys.readouterr().err == outcome["traceback"]
+
+
+def test_argument_errors_name_the_value_and_the_fix():
+    from cheatsheet.distributed import _check_arguments
+
+    def message(*args):
+        with pytest.raises((TypeError, ValueError)) as caught:
+            _check_arguments(*args)
+        return str(caught.value)
+
+    assert message(3, 2, 10, "gloo") == (
+        "run() needs a function as its first argument, got int; "
+        "pass the function itself, e.g. run(train, 2), not run(train(0, 2), 2)"
+    )
+    assert message(_returns, "2", 10, "gloo") == (
+        "world_size must be an integer number of processes, got '2'"
+    )
+    assert message(_returns, 0, 10, "gloo") == (
+        "world_size must be at least 1 process, got 0; use e.g. world_size=2"
+    )
+    assert message(_returns, 1, True, "gloo") == "timeout_s must be a number of seconds, got True"
+    assert message(_returns, 1, math.nan, "gloo") == (
+        "timeout_s must be a positive, finite number of seconds, got nan; the default is 120"
+    )
+    assert message(_returns, 1, 10, "") == (
+        "backend must be a backend name such as 'gloo' or 'nccl', got ''"
+    )
+    assert message(_returns, 1, 10, None).startswith("backend must be a backend name")
+    _check_arguments(_returns, 1, 0.001, "mpi")  # the smallest valid values pass
+
+
+def test_nccl_needs_one_gpu_per_rank(monkeypatch):
+    from cheatsheet.distributed import _check_arguments
+
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    _check_arguments(_returns, 2, 10, "nccl")
+    with pytest.raises(ValueError, match="one CUDA GPU per rank") as caught:
+        _check_arguments(_returns, 3, 10, "nccl")
+    assert str(caught.value) == (
+        "backend='nccl' needs one CUDA GPU per rank (3), this machine has 2; "
+        "use backend='gloo' to run on CPU"
+    )
+
+
+def test_the_start_method_is_fork_on_linux_and_spawn_elsewhere(monkeypatch):
+    import cheatsheet.distributed as module
+
+    monkeypatch.setattr(module.sys, "platform", "linux")
+    assert module._start_method() == "fork"
+    monkeypatch.setattr(module.sys, "platform", "darwin")
+    assert module._start_method() == "spawn"
+
+
+def test_rank_environment_points_at_the_store(monkeypatch):
+    import cheatsheet.distributed as module
+
+    class Store:
+        def environment(self):
+            return {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1234"}
+
+    assert module._rank_environment(1, 3, Store(), "gloo") == {
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": "1234",
+        "RANK": "1",
+        "WORLD_SIZE": "3",
+        "LOCAL_RANK": "1",
+        "LOCAL_WORLD_SIZE": "3",
+        "CHEATSHEET_DIST_BACKEND": "gloo",
+    }

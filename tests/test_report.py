@@ -6,6 +6,7 @@ import random
 
 import matplotlib.pyplot as plt
 import pytest
+import torch
 from matplotlib.figure import Figure
 
 from cheatsheet import Ratio, compare, environment
@@ -175,16 +176,19 @@ def _kinds(make, times=20):
     return [compare(make(), budget_s=0.4).ratios[0].kind for _ in range(times)]
 
 
+@pytest.mark.slow
 def test_identical_functions_are_about_as_fast_at_least_19_times_in_20():
     kinds = _kinds(lambda: {"a": lambda: _spin(5000), "b": lambda: _spin(5000)})
     assert kinds.count("same") >= 19, kinds
 
 
+@pytest.mark.slow
 def test_a_twofold_difference_is_called_right_every_time():
     kinds = _kinds(lambda: {"a": lambda: _spin(5000), "b": lambda: _spin(10000)})
     assert kinds == ["slower"] * 20
 
 
+@pytest.mark.slow
 def test_a_function_with_injected_noise_never_gets_a_verdict():
     rng = random.Random(0)
 
@@ -221,3 +225,577 @@ def test_environment_reports_a_missing_compiler(monkeypatch):
     env = environment()
     assert not env.can_compile
     assert "no C++ compiler" in repr(env)
+
+
+# -- Verdict rules at their boundaries, and the words of each verdict ---------------
+
+
+def _ratio(speedup=1.0, low=1.0, high=1.0, q1=1.0, q3=1.0, label="b", baseline="a"):
+    return Ratio(label, baseline, speedup, low, high, 0.96, q1, q3, 30)
+
+
+def test_same_band_is_five_percent_either_way():
+    from cheatsheet import SAME_BAND
+
+    assert SAME_BAND == 0.05
+
+
+@pytest.mark.parametrize(
+    ("low", "q1", "kind"),
+    [
+        (1.05, 1.5, "same"),  # the interval touches the band: no verdict
+        (1.0500001, 1.5, "faster"),
+        (1.2, 1.0, "same"),  # only half the rounds were faster
+        (1.2, 1.0000001, "faster"),
+    ],
+)
+def test_faster_needs_the_whole_interval_above_the_band_and_three_rounds_in_four(low, q1, kind):
+    assert _ratio(speedup=2.0, low=low, high=3.0, q1=q1, q3=3.0).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("high", "q3", "kind"),
+    [
+        (1 / 1.05, 0.5, "same"),
+        (1 / 1.05 - 1e-7, 0.5, "slower"),
+        (0.8, 1.0, "same"),
+        (0.8, 0.9999999, "slower"),
+    ],
+)
+def test_slower_needs_the_whole_interval_below_the_band_and_three_rounds_in_four(high, q3, kind):
+    assert _ratio(speedup=0.5, low=0.25, high=high, q1=0.3, q3=q3).kind == kind
+
+
+def test_each_verdict_reads_as_a_sentence_with_its_interval():
+    faster = _ratio(speedup=1.83, low=1.5, high=2.25, q1=1.6, q3=2.0, label="new", baseline="old")
+    assert faster.sentence() == "new is 1.83x faster than old (1.50–2.25x)"
+    slower = _ratio(speedup=0.5, low=0.25, high=0.8, q1=0.3, q3=0.6, label="new", baseline="old")
+    assert slower.sentence() == "new is 2.00x slower than old (1.25–4.00x)"
+    same = _ratio(speedup=1.01, low=0.9, high=1.2, q1=0.95, q3=1.1, label="new", baseline="old")
+    assert same.sentence() == (
+        "new is about as fast as old (0.900–1.20x): the difference is within this machine's noise"
+    )
+
+
+def test_a_ratio_is_refused_for_each_figure_that_is_not_finite_and_positive():
+    fields = ("speedup", "low", "high", "q1", "q3")
+    for field in fields:
+        for bad in (0.0, -1.0, math.inf, math.nan):
+            figures = {name: 1.0 for name in fields} | {field: bad}
+            with pytest.raises(ValueError, match=r"^a Ratio needs positive, finite figures, got "):
+                _ratio(**figures)
+    with pytest.raises(ValueError, match=r"^speedup 3.0 lies outside its interval 1.0–2.0$"):
+        _ratio(speedup=3.0, low=1.0, high=2.0)
+    with pytest.raises(ValueError, match=r"^speedup 0.5 lies outside its interval 1.0–2.0$"):
+        _ratio(speedup=0.5, low=1.0, high=2.0)
+    # The bounds themselves are inside.
+    assert _ratio(speedup=1.0, low=1.0, high=2.0).speedup == 1.0
+    assert _ratio(speedup=2.0, low=1.0, high=2.0).speedup == 2.0
+
+
+def test_spread_is_the_iqr_of_the_ratios_over_their_median():
+    assert _ratio(speedup=2.0, low=1.0, high=3.0, q1=1.5, q3=2.5).spread == 0.5
+
+
+def test_ratio_as_dict_holds_every_field_the_verdict_and_its_sentence():
+    ratio = _ratio(speedup=2.0, low=1.5, high=3.0, q1=1.8, q3=2.2)
+    assert ratio.as_dict() == {
+        "label": "b",
+        "baseline": "a",
+        "speedup": 2.0,
+        "low": 1.5,
+        "high": 3.0,
+        "coverage": 0.96,
+        "q1": 1.8,
+        "q3": 2.2,
+        "rounds": 30,
+        "kind": "faster",
+        "sentence": "b is 2.00x faster than a (1.50–3.00x)",
+    }
+
+
+@pytest.mark.parametrize(
+    ("ratio", "text"),
+    [(2.0, "2.00"), (12.3, "12.3"), (100.0, "100"), (0.934, "0.934"), (1234.0, "1.23e+03")],
+)
+def test_ratios_show_three_significant_digits(ratio, text):
+    from cheatsheet.report import _x
+
+    assert _x(ratio) == text
+
+
+# -- Paired ratios from known blocks ------------------------------------------------
+
+
+def test_paired_ratios_divide_round_by_round(measurement):
+    from cheatsheet.report import _paired_ratio
+
+    base = measurement(label="base", times_s=(2.0, 4.0, 6.0, 8.0, 10.0, 12.0))
+    other = measurement(label="other", times_s=(1.0, 1.0, 2.0, 2.0, 5.0, 12.0))
+    ratio = _paired_ratio(base, other)
+    # ratios 2, 4, 3, 4, 2, 1: sorted 1, 2, 2, 3, 4, 4; six values give the extremes at 96.9%
+    assert (ratio.label, ratio.baseline, ratio.rounds) == ("other", "base", 6)
+    assert ratio.speedup == 2.5
+    assert (ratio.low, ratio.high) == (1.0, 4.0)
+    assert ratio.coverage == pytest.approx(0.96875)
+    assert (ratio.q1, ratio.q3) == (2.0, 3.75)
+
+
+def test_paired_ratios_need_the_same_rounds_and_time_that_passed(measurement):
+    from cheatsheet.report import _paired_ratio
+
+    six = measurement(label="six", times_s=(1.0,) * 6)
+    seven = measurement(label="seven", times_s=(1.0,) * 7)
+    with pytest.raises(
+        ValueError,
+        match=r"^'six' and 'seven' were not timed in the same rounds \(6 and 7 blocks\); "
+        r"measure them together with compare\(\)$",
+    ):
+        _paired_ratio(six, seven)
+    still = measurement(label="still", times_s=(1.0, 1.0, 0.0, 1.0, 1.0, 1.0))
+    with pytest.raises(ValueError, match=r"^a block of 'still' or 'six' took no measurable time"):
+        _paired_ratio(six, still)
+    with pytest.raises(
+        ValueError, match=r"^a block of 'six' or 'still' took no measurable time"
+    ) as e:
+        _paired_ratio(still, six)
+    assert str(e.value) == (
+        "a block of 'six' or 'still' took no measurable time; "
+        "the clock did not advance, so no ratio can be formed"
+    )
+
+
+# -- Comparison tables, from a fake clock ----------------------------------------
+
+
+def _fixed_comparison(measurement, *, threads=(1, 1), device="cpu"):
+    from cheatsheet.report import Comparison, _paired_ratio
+
+    base = measurement(
+        label="eager", times_s=(2e-3,) * 6, threads=threads[0], device=device, runs_wanted=6
+    )
+    fast = measurement(
+        label="<b>c&d</b>", times_s=(1e-3,) * 6, threads=threads[1], device=device, runs_wanted=6
+    )
+    return Comparison((base, fast), "eager", (_paired_ratio(base, fast),))
+
+
+def test_text_table_lays_out_aligned_columns(measurement):
+    table = _fixed_comparison(measurement)
+    assert repr(table) == (
+        "label       median  spread (IQR)  speedup vs eager (95% interval)  verdict\n"
+        "----------  ------  ------------  -------------------------------  --------\n"
+        "eager       2 ms    ±0.0%         1 (baseline)                     baseline\n"
+        "<b>c&d</b>  1 ms    ±0.0%         2.00x (2.00–2.00)                faster"
+    )
+
+
+def test_html_table_is_escaped_cell_by_cell_with_its_caption(measurement):
+    table = _fixed_comparison(measurement)
+    assert table._repr_html_() == (
+        '<table class="cheatsheet-table"><caption>Median time per call on cpu (1 thread), '
+        "timed in 6 alternating rounds; speedup is the median of the per-round ratios, and "
+        "within ±5% of 1 counts as about as fast</caption>"
+        '<thead><tr><th scope="col">label</th><th scope="col">median</th>'
+        '<th scope="col">spread (IQR)</th><th scope="col">speedup vs eager (95% interval)</th>'
+        '<th scope="col">verdict</th></tr></thead><tbody>'
+        "<tr><td>eager</td><td>2 ms</td><td>±0.0%</td><td>1 (baseline)</td><td>baseline</td></tr>"
+        "<tr><td>&lt;b&gt;c&amp;d&lt;/b&gt;</td><td>1 ms</td><td>±0.0%</td>"
+        "<td>2.00x (2.00–2.00)</td><td>faster</td></tr></tbody></table>"
+    )
+
+
+def test_caption_escapes_the_device_and_counts_every_thread_setting(measurement):
+    table = _fixed_comparison(measurement, threads=(4, 2), device="<dev>")
+    caption = table._repr_html_().split("<caption>")[1].split("</caption>")[0]
+    assert caption.startswith("Median time per call on &lt;dev&gt; (2, 4 threads), timed in 6 ")
+    one = _fixed_comparison(measurement, threads=(2, 2))
+    assert "(2 threads)" in one._repr_html_()
+
+
+def test_rows_say_about_as_fast_for_a_same_verdict(measurement):
+    from cheatsheet.report import Comparison, _paired_ratio
+
+    a = measurement(label="a", times_s=(1e-3, 1.1e-3) * 3)
+    b = measurement(label="b", times_s=(1.1e-3, 1e-3) * 3)
+    table = Comparison((a, b), "a", (_paired_ratio(a, b),))
+    assert repr(table).splitlines()[3].endswith("about as fast")
+
+
+def test_a_comparison_looks_up_candidates_and_ratios_by_label(measurement):
+    table = _fixed_comparison(measurement)
+    assert table["eager"] is table.measurements[0]
+    assert table["<b>c&d</b>"] is table.measurements[1]
+    assert table.ratio("<b>c&d</b>") is table.ratios[0]
+    assert table.speedup("eager") == 1.0
+    assert table.speedup("<b>c&d</b>") == 2.0
+    assert table.verdicts() == ["<b>c&d</b> is 2.00x faster than eager (2.00–2.00x)"]
+    with pytest.raises(KeyError, match=r"no candidate labelled 'x'; labels here: 'eager', '<b>"):
+        table["x"]
+    with pytest.raises(KeyError, match=r"no candidate labelled 'x'; labels here: 'eager', '<b>"):
+        table.ratio("x")
+    with pytest.raises(KeyError, match=r"'eager' is the baseline; ask for another candidate"):
+        table.verdict("eager")
+
+
+def test_comparison_as_dict_holds_medians_spreads_and_ratios(measurement):
+    data = _fixed_comparison(measurement).as_dict()
+    assert data["baseline"] == "eager"
+    assert [m["label"] for m in data["measurements"]] == ["eager", "<b>c&d</b>"]
+    assert data["measurements"][0]["median_s"] == 2e-3
+    assert data["measurements"][0]["iqr_s"] == 0.0
+    assert data["measurements"][0]["times_s"] == (2e-3,) * 6
+    assert data["ratios"] == [_fixed_comparison(measurement).ratios[0].as_dict()]
+
+
+def test_compare_measures_against_the_baseline_it_is_given(fake_clock):
+    table = _compare(
+        fake_clock, {"fast": 2**-7, "slow": 2**-6}, baseline="slow", budget_s=0.5, min_rounds=7
+    )
+    assert table.baseline == "slow"
+    assert [r.label for r in table.ratios] == ["fast"]
+    assert table.speedup("fast") == 2.0
+    assert {m.runs_wanted for m in table.measurements} == {7}
+    # First calls 3/128 s, calibration 3/128 (2 calls of fast), warm-up to 0.05 s past the
+    # start, then rounds until half a second past it.
+    assert fake_clock.now == pytest.approx(3 / 128 + 0.5, abs=4 / 128)
+
+
+def test_compare_passes_arguments_and_device_on(fake_clock):
+    seen = []
+
+    def candidate(x, *, y):
+        seen.append((x, y))
+        fake_clock.now += 2**-6
+
+    table = compare({"a": candidate, "b": candidate}, 1, y=2, device="cpu", budget_s=0.2)
+    assert set(seen) == {(1, 2)}
+    assert table["a"].device == "cpu"
+
+
+def test_compare_defaults_to_two_seconds_and_twenty_rounds(fake_clock):
+    table = _compare(fake_clock, {"a": 2**-6, "b": 2**-6})
+    assert table["a"].runs_wanted == 20
+    # First calls 2/64 s, calibration 2/64, warm-up to 0.2 s past the start (six rounds of
+    # 2/64), then rounds until two seconds past the start: (130 - 16) / 2 of them.
+    assert fake_clock.now == 130 / 64
+    assert table["a"].runs == 57
+
+
+def test_an_unknown_baseline_lists_the_labels():
+    with pytest.raises(ValueError, match=r"^baseline 'c' is not one of the labels \['a', 'b'\]$"):
+        compare({"a": lambda: None, "b": lambda: None}, baseline="c")
+    with pytest.raises(ValueError, match=r"^baseline 'c' is not one of the labels \[1, 2\]$"):
+        compare([1, 2], baseline="c")
+    with pytest.raises(ValueError, match=r"^baseline 'c' is not one of the labels \(1, 2\)$"):
+        compare((1, 2), baseline="c")
+
+
+def test_plot_marks_the_band_the_baseline_and_each_interval(measurement):
+    from cheatsheet.report import Comparison, _paired_ratio
+
+    base = measurement(label="base", times_s=(4.0,) * 6)
+    others = [
+        measurement(label="half", times_s=(8.0, 8.0, 8.0, 8.0, 8.0, 8.0)),
+        measurement(label="twice", times_s=(1.0, 2.0, 2.0, 2.0, 2.0, 4.0)),
+    ]
+    table = Comparison((base, *others), "base", tuple(_paired_ratio(base, o) for o in others))
+    fig = table.plot()
+    (ax,) = fig.axes
+    assert fig.get_size_inches() == pytest.approx((6.4, 0.5 * 2 + 1.6))
+    band = next(p for p in ax.patches if p.get_height() >= 1)  # the shaded band spans the axes
+    assert (band.get_x(), band.get_x() + band.get_width()) == pytest.approx((1 / 1.05, 1.05))
+    assert band.get_alpha() == 0.25
+    bars = [p for p in ax.patches if p.get_height() < 1]
+    assert [b.get_x() for b in bars] == [0, 0]
+    assert [b.get_width() for b in bars] == [0.5, 2.0]
+    assert [b.get_y() + b.get_height() / 2 for b in bars] == [1, 0]  # first candidate on top
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert dict(zip(ax.get_yticks(), labels, strict=True)) == {1: "half", 0: "twice"}
+    assert [line.get_xdata()[0] for line in ax.lines if len(line.get_xdata()) == 2][:1] == [1.0]
+    assert [t.get_text() for t in ax.texts] == [" 0.500x", " 2.00x"]
+    assert [t.xy for t in ax.texts] == [(0.5, 1), (4.0, 0)]
+    assert ax.get_xlabel() == ("speedup over base (x, 95% interval); shaded: about as fast")
+    assert ax.get_title() == "Speedup over base (higher is faster)"
+    plt.close(fig)
+
+
+# -- The machine stamp, from sources the test controls ------------------------------
+
+
+def test_environment_text_form_lists_every_field_in_aligned_rows(stamp):
+    assert repr(stamp()) == (
+        "CPU:                  Fast <CPU> & Co (8 logical cores)\n"
+        "PyTorch threads:      4\n"
+        "GPU:                  A100 (40 GiB); A100 (80 GiB)\n"
+        "PyTorch:              2.13.0\n"
+        "CUDA:                 12.8\n"
+        "Python:               3.11.7\n"
+        "OS:                   Linux 6.1\n"
+        "torch.compile on CPU: yes (C++ compiler /usr/bin/g++)\n"
+        "date:                 2026-11-23"
+    )
+    assert "GPU:                  none" in repr(stamp(gpus=()))
+
+
+def test_environment_html_form_escapes_every_value(stamp):
+    html = stamp(inductor_cpp_compiler="not found")._repr_html_()
+    assert html == (
+        '<table class="cheatsheet-table"><caption>Hardware and software stamp</caption>'
+        '<thead><tr><th scope="col">what</th><th scope="col">this build machine</th></tr></thead>'
+        "<tbody><tr><td>CPU</td><td>Fast &lt;CPU&gt; &amp; Co (8 logical cores)</td></tr>"
+        "<tr><td>PyTorch threads</td><td>4</td></tr>"
+        "<tr><td>GPU</td><td>A100 (40 GiB); A100 (80 GiB)</td></tr>"
+        "<tr><td>PyTorch</td><td>2.13.0</td></tr><tr><td>CUDA</td><td>12.8</td></tr>"
+        "<tr><td>Python</td><td>3.11.7</td></tr><tr><td>OS</td><td>Linux 6.1</td></tr>"
+        "<tr><td>torch.compile on CPU</td><td>no C++ compiler found</td></tr>"
+        "<tr><td>date</td><td>2026-11-23</td></tr></tbody></table>"
+    )
+
+
+def test_environment_as_dict_is_json_ready(stamp):
+    data = stamp().as_dict()
+    assert data["gpus"] == ["A100 (40 GiB)", "A100 (80 GiB)"]
+    assert data["can_compile"] is True
+    assert data["cpu"] == "Fast <CPU> & Co"
+    assert stamp(inductor_cpp_compiler="not found").as_dict()["can_compile"] is False
+
+
+def test_environment_reads_each_field_from_its_source(monkeypatch, stamp):
+    import datetime
+    import platform
+    from types import SimpleNamespace
+
+    from cheatsheet import report
+
+    class Clock(datetime.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            assert tz is datetime.timezone.utc
+            return datetime.datetime(2030, 1, 2, 23, 59, tzinfo=tz)
+
+    monkeypatch.setattr(report, "_dt", SimpleNamespace(datetime=Clock, timezone=datetime.timezone))
+    monkeypatch.setattr(report, "_cpu_model", lambda: "cpu model")
+    monkeypatch.setattr(report, "_gpus", lambda: ("gpu",))
+    monkeypatch.setattr(report, "_cpp_compiler", lambda: "/bin/cc")
+    monkeypatch.setattr(report.os, "cpu_count", lambda: None)
+    monkeypatch.setattr(report.torch, "get_num_threads", lambda: 3)
+    monkeypatch.setattr(report.torch, "__version__", "2.99")
+    monkeypatch.setattr(report.torch.version, "cuda", None)
+    monkeypatch.setattr(platform, "python_version", lambda: "3.99")
+    monkeypatch.setattr(platform, "system", lambda: "Plan9")
+    monkeypatch.setattr(platform, "release", lambda: "4e")
+    assert report.environment() == stamp(
+        cpu="cpu model",
+        logical_cores=1,
+        torch_threads=3,
+        gpus=("gpu",),
+        torch_version="2.99",
+        cuda_version="none",
+        python_version="3.99",
+        os="Plan9 4e",
+        inductor_cpp_compiler="/bin/cc",
+        date="2030-01-02",
+    )
+    monkeypatch.setattr(report.os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(report.torch.version, "cuda", "12.8")
+    env = report.environment()
+    assert (env.logical_cores, env.cuda_version) == (64, "12.8")
+
+
+def _cpuinfo(monkeypatch, text):
+    import io
+
+    from cheatsheet import report
+
+    def fake_open(path, encoding=None):
+        assert (path, encoding) == ("/proc/cpuinfo", "utf-8")
+        if text is None:
+            raise FileNotFoundError(path)
+        return io.StringIO(text)
+
+    monkeypatch.setattr(report, "open", fake_open, raising=False)
+
+
+def test_cpu_model_comes_from_proc_cpuinfo(monkeypatch):
+    from cheatsheet import report
+
+    _cpuinfo(monkeypatch, "processor\t: 0\nmodel name\t: Ryzen: 9 7950X \nflags\t: x\n")
+    assert report._cpu_model() == "Ryzen: 9 7950X"
+
+
+def test_cpu_model_asks_sysctl_on_macos(monkeypatch):
+    import subprocess
+    from types import SimpleNamespace
+
+    from cheatsheet import report
+
+    _cpuinfo(monkeypatch, None)
+    monkeypatch.setattr(report, "sys", SimpleNamespace(platform="darwin"))
+    calls = []
+
+    def fake_run(command, **options):
+        calls.append((command, options))
+        return SimpleNamespace(returncode=0, stdout=" Apple M3 Max\n")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    assert report._cpu_model() == "Apple M3 Max"
+    assert calls == [
+        (
+            ["sysctl", "-n", "machdep.cpu.brand_string"],
+            {"capture_output": True, "text": True, "check": False},
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("returncode", "stdout", "processor", "machine", "expected"),
+    [
+        (1, "Apple M3", "arm", "arm64", "arm"),  # sysctl failed
+        (0, "  \n", "arm", "arm64", "arm"),  # sysctl said nothing
+        (0, "", "", "arm64", "arm64"),
+        (0, "", "", "", "unknown"),
+    ],
+)
+def test_cpu_model_falls_back_to_platform(
+    monkeypatch, returncode, stdout, processor, machine, expected
+):
+    import platform
+    import subprocess
+    from types import SimpleNamespace
+
+    from cheatsheet import report
+
+    _cpuinfo(monkeypatch, None)
+    monkeypatch.setattr(report, "sys", SimpleNamespace(platform="darwin"))
+    monkeypatch.setattr(
+        subprocess, "run", lambda *a, **k: SimpleNamespace(returncode=returncode, stdout=stdout)
+    )
+    monkeypatch.setattr(platform, "processor", lambda: processor)
+    monkeypatch.setattr(platform, "machine", lambda: machine)
+    assert report._cpu_model() == expected
+
+
+def test_cpu_model_without_model_name_on_linux_uses_platform(monkeypatch):
+    import platform
+    import subprocess
+    from types import SimpleNamespace
+
+    from cheatsheet import report
+
+    _cpuinfo(monkeypatch, "processor\t: 0\nCPU part\t: 0xd0c\n")
+    monkeypatch.setattr(report, "sys", SimpleNamespace(platform="linux"))
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("no sysctl on Linux"))
+    monkeypatch.setattr(platform, "processor", lambda: "aarch64")
+    assert report._cpu_model() == "aarch64"
+
+
+def test_gpus_name_each_accelerator_with_its_memory(fake_devices, monkeypatch):
+    from types import SimpleNamespace
+
+    from cheatsheet import report
+
+    fake_devices(cuda=2, mps=True, xpu=1)
+    cuda = {0: ("H100", 80 * 2**30), 1: ("L4", 23.6 * 2**30)}
+    monkeypatch.setattr(
+        torch.cuda,
+        "get_device_properties",
+        lambda i: SimpleNamespace(name=cuda[i][0], total_memory=cuda[i][1]),
+    )
+    monkeypatch.setattr(
+        torch.xpu,
+        "get_device_properties",
+        lambda i: SimpleNamespace(name=f"Arc {i}", total_memory=16 * 2**30),
+        raising=False,
+    )
+    assert report._gpus() == (
+        "H100 (80 GiB)",
+        "L4 (24 GiB)",
+        "Apple MPS (unified memory)",
+        "Arc 0 (16 GiB)",
+    )
+    fake_devices()
+    assert report._gpus() == ()
+
+
+def test_gpus_skip_a_torch_without_xpu(fake_devices, monkeypatch):
+    from cheatsheet import report
+
+    fake_devices(mps=True)
+    monkeypatch.delattr(torch, "xpu")
+    assert report._gpus() == ("Apple MPS (unified memory)",)
+
+
+def test_cpp_compiler_honours_cxx_then_searches_the_usual_names(monkeypatch):
+    import shutil
+
+    from cheatsheet import report
+
+    found = {"g++": "/usr/bin/g++", "clang++": "/usr/bin/clang++", "mycc": "/opt/mycc"}
+    asked = []
+
+    def which(name):
+        asked.append(name)
+        return found.get(name)
+
+    monkeypatch.setattr(shutil, "which", which)
+    monkeypatch.setenv("CXX", "mycc")
+    assert report._cpp_compiler() == "/opt/mycc"
+    monkeypatch.delenv("CXX")
+    asked.clear()
+    assert report._cpp_compiler() == "/usr/bin/g++"
+    assert asked == ["c++", "g++"]
+    found.clear()
+    asked.clear()
+    assert report._cpp_compiler() == "not found"
+    assert asked == ["c++", "g++", "clang++"]
+
+
+def test_compare_passes_its_device_on(fake_clock, fake_devices, monkeypatch):
+    fake_devices(cuda=1)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    table = _compare(fake_clock, {"a": 2**-6, "b": 2**-6}, device="cpu", budget_s=0.1)
+    assert table["a"].device == "cpu"
+
+
+def test_caption_describes_the_first_candidates_device_and_rounds(measurement):
+    from cheatsheet.report import Comparison, _paired_ratio
+
+    base = measurement(label="a", times_s=(2.0,) * 6, device="cuda:0")
+    other = measurement(label="b", times_s=(1.0,) * 6, device="cuda:1")
+    table = Comparison((base, other), "a", (_paired_ratio(base, other),))
+    assert "<caption>Median time per call on cuda:0 (1 thread), timed in 6 " in table._repr_html_()
+
+
+def test_plot_draws_each_interval_as_a_whisker_in_the_house_colours(measurement):
+    from matplotlib.colors import to_rgba
+    from matplotlib.container import BarContainer
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    from cheatsheet.report import Comparison, _paired_ratio
+
+    base = measurement(label="base", times_s=(4.0,) * 6)
+    other = measurement(label="other", times_s=(1.0, 2.0, 2.0, 2.0, 2.0, 8.0))
+    table = Comparison((base, other), "base", (_paired_ratio(base, other),))
+    ratio = table.ratios[0]
+    assert (ratio.low, ratio.speedup, ratio.high) == (0.5, 2.0, 4.0)
+    fig = table.plot()
+    (ax,) = fig.axes
+    assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    bars = next(c for c in ax.containers if isinstance(c, BarContainer))
+    bar = bars.patches[0]
+    assert bar.get_facecolor() == to_rgba("#4c72b0")
+    assert (bar.get_x(), bar.get_width()) == (0, 2.0)
+    (whisker,) = bars.errorbar.lines[2][0].get_segments()
+    assert [tuple(point) for point in whisker] == [(0.5, 0.0), (4.0, 0.0)]
+    caps = bars.errorbar.lines[1]
+    assert [cap.get_markersize() for cap in caps] == [6.0, 6.0]  # capsize 3 points each side
+    band = next(p for p in ax.patches if p is not bar)
+    assert band.get_facecolor() == to_rgba("0.5", 0.25)
+    assert band.get_linewidth() == 0
+    baseline = next(line for line in ax.lines if list(line.get_xdata()) == [1.0, 1.0])
+    assert (baseline.get_color(), baseline.get_linewidth()) == ("0.5", 1)
+    (note,) = ax.texts
+    assert (note.get_text(), note.get_fontsize(), note.get_va()) == (" 2.00x", 9, "center")
+    assert ax.margins()[0] == 0.2
+    plt.close(fig)

@@ -49,3 +49,51 @@ def test_large_samples_do_not_overflow():
     low, high, coverage = median_interval(list(range(3000)))
     assert low < 1500 < high
     assert 0.95 <= coverage < 0.96
+
+
+def test_quartiles_of_two_values_interpolate_around_their_mean():
+    assert quartiles([3.0, 1.0]) == (1.5, 2.0, 2.5)
+    with pytest.raises(ValueError, match=r"^quartiles need at least two values, got 0$"):
+        quartiles([])
+
+
+@pytest.mark.parametrize(
+    ("n", "ranks", "coverage"),
+    [
+        (6, (1, 6), 1 - 2 / 64),
+        (8, (1, 8), 1 - 2 / 256),
+        (9, (2, 8), 1 - 2 * 10 / 512),
+        (20, (6, 15), 1 - 2 * 21700 / 2**20),
+    ],
+)
+def test_median_interval_ranks_and_coverage_are_exact(n, ranks, coverage):
+    low, high, reached = median_interval([float(v) for v in range(1, n + 1)])
+    assert (low, high) == ranks
+    assert reached == pytest.approx(coverage, rel=1e-12)
+
+
+def test_a_lower_confidence_narrows_the_interval_down_to_the_middle():
+    assert median_interval(list(range(1, 21)), confidence=0.5)[:2] == (8, 13)
+    # However low the confidence, the bounds never cross the middle.
+    low, high, _ = median_interval(list(range(1, 7)), confidence=0.01)
+    assert (low, high) == (3, 4)
+
+
+def test_confidence_must_lie_strictly_between_0_and_1():
+    for bad in (0, 1, -0.5, 1.5):
+        with pytest.raises(
+            ValueError, match=rf"^confidence must lie between 0 and 1, got {bad!r}$"
+        ):
+            median_interval(list(range(10)), confidence=bad)
+
+
+def test_too_few_values_say_how_many_and_what_to_do():
+    with pytest.raises(ValueError, match="cannot give") as caught:
+        median_interval([1, 2, 3, 4, 5])
+    assert str(caught.value) == (
+        "5 values cannot give a 95% interval for a median; "
+        "time more rounds (a larger budget_s or min_rounds)"
+    )
+    from cheatsheet.stats import CONFIDENCE
+
+    assert CONFIDENCE == 0.95
