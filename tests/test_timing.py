@@ -489,10 +489,11 @@ def test_interleave_names_what_is_wrong():
         interleave({"a": lambda: None, "b": 3})
     with pytest.raises(ValueError, match=r"^min_rounds must be an integer of at least 6, got 5$"):
         interleave({"a": lambda: None, "b": lambda: None}, min_rounds=5)
-    with pytest.raises(
-        TypeError, match=r"^label must be a str, got int; pass label=str\(\.\.\.\)$"
-    ):
-        interleave({"a": lambda: None, 1: lambda: None})
+    for key, kind in ((1, "int"), (None, "NoneType")):
+        with pytest.raises(
+            TypeError, match=rf"^label must be a str, got {kind}; use text as the key$"
+        ):
+            interleave({"a": lambda: None, key: lambda: None})
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     """Return the first quartile, the median and the third quartile of ``values``.
 
     Quartiles interpolate between order statistics (the "inclusive" method), so
-    two values give their mean as the median and the values themselves as q1, q3.
+    ``quartiles([1, 3])`` is ``(1.5, 2.0, 2.5)``.
     """
     if len(values) < 2:
         raise ValueError(f"quartiles need at least two values, got {len(values)}")

@@ -294,10 +294,9 @@ def _calibrate(block: Callable[[int], float]) -> int:
         elapsed = block(number)
         if elapsed >= _BLOCK_S:
             return number
-        # The fastest of three tries: one slow block must not stop calibration early.
+        # Grow from the fastest of three tries: an interrupted try would make the next
+        # size too small and cost another round. (The fastest is below the target too.)
         elapsed = min(elapsed, block(number), block(number))
-        if elapsed >= _BLOCK_S:
-            return number
         if elapsed <= 0 and number >= _STILL_CLOCK_CALLS:
             raise RuntimeError(
                 f"{number:,} calls took no measurable time: the clock does not advance; "
@@ -463,7 +462,8 @@ def interleave(
             "{'eager': model, 'compiled': torch.compile(model)}"
         )
     for name, fn in candidates.items():
-        _label(name, fn)
+        if not isinstance(name, str):
+            raise TypeError(f"label must be a str, got {type(name).__name__}; use text as the key")
         _check_callable(fn, f"candidate {name!r}")
     _check_options(budget_s, min_rounds, "min_rounds", _FEWEST_ROUNDS)
     dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
