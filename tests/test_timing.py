@@ -192,7 +192,9 @@ def test_too_few_runs_is_a_value_error(runs):
 
 
 def test_a_label_that_is_not_text_is_a_type_error():
-    with pytest.raises(TypeError, match=r"label must be a str.*label=str"):
+    with pytest.raises(
+        TypeError, match=r"^label must be a str, got int; pass label=str\(\.\.\.\)$"
+    ):
         benchmark(lambda: None, label=5)
 
 
