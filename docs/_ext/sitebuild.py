@@ -349,6 +349,8 @@ def site_url(repository_url: str) -> str:
 
 
 def _cpu_model() -> str:
+    # As cheatsheet.environment() reads it; that module imports torch, which a
+    # rebuild that runs no page should not pay for.
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:
