@@ -120,6 +120,7 @@ ogp_social_cards = {"enable": False}
 html_theme = "pydata_sphinx_theme"
 html_title = "PyTorch 2 cheat sheet"
 html_static_path = ["docs/_static"]
+html_favicon = "docs/_static/favicon.svg"  # without one, every visit asks for /favicon.ico in vain
 templates_path = ["docs/_templates"]
 # "Built on <date> with torch <version> on <machine>", in every page's footer.
 html_context = {"build_line": sitebuild.build_line()}

@@ -185,6 +185,15 @@ def _base_url(site: Path) -> str:
     return canonical["href"].removesuffix("index.html")
 
 
+def test_every_page_names_a_favicon_that_exists(site):
+    for page in _pages(site):
+        if "_static" in page.parts or page.name == "404.html":
+            continue
+        icon = _soup(page).find("link", rel="icon")
+        assert icon is not None, page.relative_to(site)
+        assert (page.parent / unquote(urlsplit(icon["href"]).path)).exists(), icon["href"]
+
+
 def test_github_pages_keeps_the_static_folders(site):
     assert (site / ".nojekyll").exists()
 
