@@ -114,11 +114,8 @@ def pick_device(prefer: str | torch.device | None = None) -> torch.device:
 
     Raises
     ------
-    ValueError
-        If the request is malformed (the message lists the accepted forms) or
-        names a device this machine lacks (the message lists what it has).
-    TypeError
-        If ``prefer`` is neither a string nor a ``torch.device``.
+    ValueError, TypeError
+        As :func:`check_device` does, for ``prefer`` or the environment variable.
     """
     if prefer is not None:
         return check_device(prefer, "prefer")
