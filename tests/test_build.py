@@ -118,9 +118,22 @@ Uses helpers
 ============
 
 Prints a value from the helper package, as benchmark pages print its tables.
+
+Summary
+-------
+
+========  ====================================
+You want  Call
+========  ====================================
+the unit  :entry:`UNIT <api-minisite-unit>`
+========  ====================================
 """
 
 # %%
+# .. _api-minisite-unit:
+#
+# UNIT
+# ----
 from cheatsheet.minisite import UNIT
 
 print("unit", UNIT)
@@ -304,6 +317,23 @@ def test_the_site_folder_holds_no_build_state(project, passing_build):
     assert not list(site.rglob("*.pickle")) + list(site.rglob("*.doctree"))
     # html_copy_source is off: Sphinx still makes the folder, and leaves it empty.
     assert not list((site / "_sources").rglob("*"))
+
+
+def test_a_summary_call_is_code_that_links_to_its_entry(project, passing_build):
+    html = (project / "_build" / "html" / "gallery" / "basics" / "uses_helpers.html").read_text()
+    link = BeautifulSoup(html, "html.parser").select_one("table a.reference.internal")
+    assert link is not None and link["href"] == "#api-minisite-unit"
+    assert link.find("code") is not None and link.get_text() == "UNIT"
+
+
+def test_a_summary_call_to_a_missing_entry_fails_the_build(project, passing_build):
+    missing = USES_HELPERS.replace("<api-minisite-unit>`", "<api-minisite-gone>`").replace(
+        "_api-minisite-unit:", "_api-minisite-other:"
+    )
+    with _extra_page(project, "links_nowhere", missing):
+        result = _build(project)
+    assert result.returncode != 0
+    assert "'entry' reference target not found: api-minisite-gone" in result.stderr
 
 
 def test_a_rebuild_with_nothing_changed_runs_no_example(project, passing_build):

@@ -24,8 +24,10 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.roles import XRefRole
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import make_refnode
 
 # torch, numpy and cheatsheet are imported where they are used: a rebuild in which
 # no example runs then never pays the seconds that importing torch costs.
@@ -501,6 +503,25 @@ class BuildStampDirective(SphinxDirective):
         return [nodes.raw("", environment()._repr_html_(), format="html")]
 
 
+# -- Summary links: a call in code type that jumps to its entry --------------------
+
+# ``:entry:`torch.zeros(shape) <api-torch-zeros>``` in a page's Summary table shows
+# the call as code and links it to the labelled entry that runs it. (``:ref:``
+# would show it as plain text.) A label that does not exist fails the build.
+ENTRY_ROLE = XRefRole(innernodeclass=nodes.literal, warn_dangling=True)
+
+
+def _resolve_entry(app: Sphinx, env: Any, node: Any, contnode: nodes.Element) -> Any:
+    if node.get("refdomain") != "std" or node.get("reftype") != "entry":
+        return None
+    std = env.get_domain("std")
+    target = node["reftarget"].lower()
+    if target not in std.anonlabels:
+        return None  # Sphinx then warns that the entry is missing, and the build fails
+    docname, labelid = std.anonlabels[target]
+    return make_refnode(app.builder, node["refdoc"], docname, labelid, contnode)
+
+
 def _restamp_when_examples_ran(
     app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
@@ -517,6 +538,8 @@ def _restamp_when_examples_ran(
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("stamp_pages", [], "env")
     app.add_directive("build-stamp", BuildStampDirective)
+    app.add_role_to_domain("std", "entry", ENTRY_ROLE)
+    app.connect("missing-reference", _resolve_entry)
     # Before sphinx-gallery's own builder-inited handler (priority 500) runs the examples.
     app.connect("builder-inited", _rerun_pages_when_inputs_changed, priority=400)
     app.connect("env-get-outdated", _restamp_when_examples_ran)

@@ -1,0 +1,230 @@
+"""The site's Python code blocks, each run alone in its own process, as a reader pastes it.
+
+A reader copies one block into a fresh file or interpreter and runs it, so a block
+must bring its own imports, tensors and seeds. This module finds the blocks (in the
+built HTML, or in an example's source) and runs each in a new process whose
+namespace is empty.
+
+Starting a Python that imports torch costs about a second, and the site has hundreds
+of blocks, so the processes are forked from a server that has imported torch, NumPy
+and matplotlib and nothing else: a fork sees the same empty ``__main__`` as a fresh
+interpreter (a missing ``import torch`` still fails with NameError) and no state that
+another block left, because every block forks from the same untouched server.
+``--fresh`` starts a real new interpreter for each block instead.
+
+From the command line, on an example's source while writing it::
+
+    python tests/snippets.py examples/basics/autograd.py
+    python tests/snippets.py _build/html/gallery/basics/autograd.html --fresh
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+# What a language-tagged block is called in the HTML that Sphinx writes.
+_PYTHON_CLASSES = ("highlight-python", "highlight-Python", "highlight-python3", "highlight-default")
+BLOCK_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class Block:
+    origin: str  # page and position, for the failure message
+    code: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    block: Block
+    ok: bool
+    output: str
+    seconds: float
+
+
+def gallery_blocks(path: str | os.PathLike[str]) -> list[Block]:
+    """The code blocks of an example script, as sphinx-gallery splits and shows them."""
+    from sphinx_gallery.py_source_parser import remove_config_comments, split_code_and_text_blocks
+
+    _, blocks = split_code_and_text_blocks(str(path))[:2]
+    found = []
+    for label, content, lineno in blocks:
+        code = remove_config_comments(content).strip()
+        if label == "code" and code:
+            found.append(Block(f"{Path(path).as_posix()}:{lineno}", code + "\n"))
+    return found
+
+
+def html_blocks(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None) -> list[Block]:
+    """The Python code blocks of a built page, as the copy button copies them."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(Path(path).read_text(encoding="utf-8"), "html.parser")
+    name = Path(path).relative_to(root).as_posix() if root else Path(path).name
+    found = []
+    for n, div in enumerate(soup.select(", ".join(f"div.{c}" for c in _PYTHON_CLASSES)), 1):
+        pre = div.find("pre")
+        if pre is None:
+            continue
+        code = pre.get_text()
+        if code.lstrip().startswith(">>>"):
+            continue  # an interpreter session shows output; its prompts are not code
+        found.append(Block(f"{name} block {n}", code))
+    return found
+
+
+def site_blocks(site: str | os.PathLike[str]) -> list[Block]:
+    """Every Python code block of every page of a built site."""
+    site = Path(site)
+    pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
+    return [b for page in pages for b in html_blocks(page, site)]
+
+
+# -- Running ---------------------------------------------------------------------
+
+_SERVER = r"""
+import json, os, runpy, signal, sys, tempfile, time, traceback
+os.environ.setdefault("MPLBACKEND", "Agg")
+import torch, numpy, matplotlib  # what nearly every block imports first
+sys.stdout.write("ready\n"); sys.stdout.flush()
+for line in sys.stdin:
+    job = json.loads(line)
+    fd, out = tempfile.mkstemp(suffix=".out")
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        os.dup2(fd, 1); os.dup2(fd, 2)
+        sys.stdout = os.fdopen(1, "w", buffering=1); sys.stderr = os.fdopen(2, "w", buffering=1)
+        sys.argv = [job["file"]]
+        sys.stdin = open(os.devnull)
+        code = 0
+        try:
+            runpy.run_path(job["file"], run_name="__main__")
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except BaseException:
+            traceback.print_exc(); code = 1
+        sys.stdout.flush(); sys.stderr.flush()
+        os._exit(code)
+    os.close(fd)
+    deadline = start + job["timeout"]
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status); break
+        if time.perf_counter() > deadline:
+            os.killpg(pid, signal.SIGKILL); os.waitpid(pid, 0); code = "timeout"; break
+        time.sleep(0.01)
+    try:
+        os.killpg(pid, signal.SIGKILL)  # whatever the block left running
+    except ProcessLookupError:
+        pass
+    with open(out, errors="replace") as f:
+        text = f.read()
+    os.unlink(out)
+    print(json.dumps({"code": code, "output": text[-4000:], "seconds": time.perf_counter() - start}), flush=True)
+"""
+
+
+def _write(block: Block, folder: str, n: int) -> str:
+    path = os.path.join(folder, f"block_{n}.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(block.code)
+    return path
+
+
+def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [sys.executable, path], capture_output=True, text=True, timeout=timeout,
+            stdin=subprocess.DEVNULL, env={**os.environ, "MPLBACKEND": "Agg"},
+        )
+    except subprocess.TimeoutExpired:
+        return Outcome(block, False, f"timed out after {timeout:.0f} s", time.perf_counter() - start)
+    return Outcome(block, done.returncode == 0, (done.stdout + done.stderr)[-4000:],
+                   time.perf_counter() - start)
+
+
+def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        text=True, env={**os.environ, "MPLBACKEND": "Agg"}, start_new_session=True,
+    )
+    try:
+        if server.stdout.readline().strip() != "ready":
+            raise RuntimeError("the block server did not start (can it import torch?)")
+        for block, path in jobs:
+            server.stdin.write(json.dumps({"file": path, "timeout": timeout}) + "\n")
+            server.stdin.flush()
+            result = json.loads(server.stdout.readline())
+            ok = result["code"] == 0
+            output = result["output"]
+            if result["code"] == "timeout":
+                output += f"\ntimed out after {timeout:.0f} s"
+            yield Outcome(block, ok, output, result["seconds"])
+    finally:
+        server.stdin.close()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+def run_alone(
+    blocks: Iterable[Block], *, jobs: int | None = None, fresh: bool = False,
+    timeout: float = BLOCK_TIMEOUT_S,
+) -> list[Outcome]:
+    """Run every block in a process of its own; ``jobs`` processes at a time."""
+    blocks = list(blocks)
+    jobs = jobs or os.cpu_count() or 1
+    with tempfile.TemporaryDirectory(prefix="blocks-") as folder:
+        paths = [_write(b, folder, n) for n, b in enumerate(blocks)]
+        pairs = list(zip(blocks, paths))
+        if fresh:
+            with ThreadPoolExecutor(jobs) as pool:
+                return list(pool.map(lambda bp: _run_fresh(*bp, timeout), pairs))
+        shares = [pairs[i::jobs] for i in range(jobs)]
+        with ThreadPoolExecutor(jobs) as pool:
+            parts = list(pool.map(lambda share: list(_serve(share, timeout)), shares))
+    order = {id(b): n for n, b in enumerate(blocks)}
+    return sorted((o for part in parts for o in part), key=lambda o: order[id(o.block)])
+
+
+def _main(argv: list[str]) -> int:
+    fresh = "--fresh" in argv
+    paths = [Path(a) for a in argv if not a.startswith("--")]
+    if not paths:
+        print(__doc__)
+        return 2
+    blocks = []
+    for p in paths:
+        if p.is_dir():
+            blocks += site_blocks(p) if any(p.rglob("*.html")) else [
+                b for f in sorted(p.rglob("*.py")) for b in gallery_blocks(f)]
+        elif p.suffix == ".html":
+            blocks += html_blocks(p)
+        else:
+            blocks += gallery_blocks(p)
+    failed = 0
+    for o in run_alone(blocks, fresh=fresh):
+        print(f"{'ok  ' if o.ok else 'FAIL'} {o.seconds:6.1f} s  {o.block.origin}")
+        if not o.ok:
+            failed += 1
+            print("    " + o.output.strip().replace("\n", "\n    ")[-2000:])
+    print(f"{len(blocks) - failed} of {len(blocks)} blocks run alone")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
