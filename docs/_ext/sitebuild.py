@@ -326,7 +326,13 @@ def page_inputs() -> dict[str, str]:
         read without importing torch, so a rebuild that runs nothing stays fast.
     """
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    environ = ("CHEATSHEET_DEVICE", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    environ = (
+        "CHEATSHEET_DEVICE",
+        "CUDA_VISIBLE_DEVICES",
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "CHEATSHEET_RUN_ONLY",
+    )
     return {
         f"{_HELPER_PACKAGE} source": _source_digest(_HELPER_PACKAGE),
         "python": sys.version,
