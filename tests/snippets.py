@@ -64,7 +64,9 @@ def gallery_blocks(path: str | os.PathLike[str]) -> list[Block]:
     return found
 
 
-def html_blocks(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None) -> list[Block]:
+def html_blocks(
+    path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
+) -> list[Block]:
     """The Python code blocks of a built page, as the copy button copies them."""
     from bs4 import BeautifulSoup
 
@@ -147,19 +149,34 @@ def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
     start = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, path], capture_output=True, text=True, timeout=timeout,
-            stdin=subprocess.DEVNULL, env={**os.environ, "MPLBACKEND": "Agg"},
+            [sys.executable, path],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "MPLBACKEND": "Agg"},
         )
     except subprocess.TimeoutExpired:
-        return Outcome(block, False, f"timed out after {timeout:.0f} s", time.perf_counter() - start)
-    return Outcome(block, done.returncode == 0, (done.stdout + done.stderr)[-4000:],
-                   time.perf_counter() - start)
+        return Outcome(
+            block, False, f"timed out after {timeout:.0f} s", time.perf_counter() - start
+        )
+    return Outcome(
+        block,
+        done.returncode == 0,
+        (done.stdout + done.stderr)[-4000:],
+        time.perf_counter() - start,
+    )
 
 
 def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
     server = subprocess.Popen(
-        [sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        text=True, env={**os.environ, "MPLBACKEND": "Agg"}, start_new_session=True,
+        [sys.executable, "-c", _SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+        start_new_session=True,
     )
     try:
         if server.stdout.readline().strip() != "ready":
@@ -179,10 +196,15 @@ def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        server.stdout.close()
 
 
 def run_alone(
-    blocks: Iterable[Block], *, jobs: int | None = None, fresh: bool = False,
+    blocks: Iterable[Block],
+    *,
+    jobs: int | None = None,
+    fresh: bool = False,
     timeout: float = BLOCK_TIMEOUT_S,
 ) -> list[Outcome]:
     """Run every block in a process of its own; ``jobs`` processes at a time."""
@@ -190,7 +212,7 @@ def run_alone(
     jobs = jobs or os.cpu_count() or 1
     with tempfile.TemporaryDirectory(prefix="blocks-") as folder:
         paths = [_write(b, folder, n) for n, b in enumerate(blocks)]
-        pairs = list(zip(blocks, paths))
+        pairs = list(zip(blocks, paths, strict=True))
         if fresh:
             with ThreadPoolExecutor(jobs) as pool:
                 return list(pool.map(lambda bp: _run_fresh(*bp, timeout), pairs))
@@ -210,8 +232,11 @@ def _main(argv: list[str]) -> int:
     blocks = []
     for p in paths:
         if p.is_dir():
-            blocks += site_blocks(p) if any(p.rglob("*.html")) else [
-                b for f in sorted(p.rglob("*.py")) for b in gallery_blocks(f)]
+            blocks += (
+                site_blocks(p)
+                if any(p.rglob("*.html"))
+                else [b for f in sorted(p.rglob("*.py")) for b in gallery_blocks(f)]
+            )
         elif p.suffix == ".html":
             blocks += html_blocks(p)
         else:

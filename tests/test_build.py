@@ -322,8 +322,10 @@ def test_the_site_folder_holds_no_build_state(project, passing_build):
 def test_a_summary_call_is_code_that_links_to_its_entry(project, passing_build):
     html = (project / "_build" / "html" / "gallery" / "basics" / "uses_helpers.html").read_text()
     link = BeautifulSoup(html, "html.parser").select_one("table a.reference.internal")
-    assert link is not None and link["href"] == "#api-minisite-unit"
-    assert link.find("code") is not None and link.get_text() == "UNIT"
+    assert link is not None
+    assert link["href"] == "#api-minisite-unit"
+    assert link.find("code") is not None
+    assert link.get_text() == "UNIT"
 
 
 def test_a_summary_call_to_a_missing_entry_fails_the_build(project, passing_build):

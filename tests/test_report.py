@@ -217,7 +217,7 @@ def test_environment_text_and_html_forms():
     html = env._repr_html_()
     assert html.startswith("<table")
     assert env.torch_version in html
-    assert "<th scope=\"col\"></th>" not in html  # every column has a name, for screen readers
+    assert '<th scope="col"></th>' not in html  # every column has a name, for screen readers
 
 
 def test_environment_reports_a_missing_compiler(monkeypatch):

@@ -1,0 +1,90 @@
+"""Every Python code block of the built site runs alone, as a reader pastes it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from snippets import Block, html_blocks, run_alone, site_blocks
+
+
+def _failures(outcomes) -> str:
+    lines = []
+    for o in outcomes:
+        if not o.ok:
+            tail = "\n".join(o.output.strip().splitlines()[-4:])
+            lines.append(f"{o.block.origin}:\n    " + tail.replace("\n", "\n    "))
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def blocks(site):
+    found = site_blocks(site)
+    assert len(found) > 300, (
+        f"only {len(found)} Python blocks found in {site}: has the markup changed?"
+    )
+    return found
+
+
+@pytest.mark.site
+@pytest.mark.slow
+def test_every_code_block_of_the_site_runs_alone(blocks):
+    outcomes = run_alone(blocks)
+    failed = [o for o in outcomes if not o.ok]
+    assert not failed, (
+        f"{len(failed)} of {len(blocks)} code blocks fail when run alone in a fresh "
+        f"interpreter; give each the imports and inputs it uses:\n{_failures(outcomes)}"
+    )
+
+
+@pytest.mark.site
+@pytest.mark.slow
+def test_a_truly_fresh_interpreter_agrees_with_the_forked_runs(blocks):
+    # The forks start from a server that has imported torch; a sample of blocks also
+    # runs in brand-new interpreters, and must come out the same.
+    sample = random.Random(0).sample(blocks, 6)
+    forked = [o.ok for o in run_alone(sample)]
+    fresh = [o.ok for o in run_alone(sample, fresh=True)]
+    assert forked == fresh
+
+
+@pytest.mark.slow
+def test_a_block_without_its_import_fails_and_says_why():
+    [outcome] = run_alone([Block("t", "print(torch.ones(1))\n")], jobs=1)
+    assert not outcome.ok
+    assert "NameError: name 'torch' is not defined" in outcome.output
+
+
+@pytest.mark.slow
+def test_no_block_sees_what_another_block_did():
+    leaves = Block("a", "import torch\ntorch.set_default_dtype(torch.float64)\nx = 1\n")
+    reads = Block("b", "import torch\nassert torch.get_default_dtype() == torch.float32\nx\n")
+    first, second = run_alone([leaves, reads], jobs=1)
+    assert first.ok
+    assert not second.ok
+    assert "NameError: name 'x' is not defined" in second.output
+
+
+@pytest.mark.slow
+def test_a_failing_exit_code_and_a_hung_block_are_failures():
+    exits = Block("exit", "import sys\nsys.exit(3)\n")
+    hangs = Block("hang", "import time\ntime.sleep(60)\n")
+    first, second = run_alone([exits, hangs], jobs=1, timeout=1)
+    assert not first.ok
+    assert not second.ok
+    assert "timed out" in second.output
+
+
+def test_html_blocks_are_the_python_blocks_without_interpreter_sessions(tmp_path):
+    page = tmp_path / "p.html"
+    page.write_text(
+        '<div class="highlight-Python notranslate"><div class="highlight"><pre>'
+        "<span>import torch</span>\n</pre></div></div>"
+        '<div class="highlight-python notranslate"><div class="highlight"><pre>'
+        "&gt;&gt;&gt; 1 + 1\n2\n</pre></div></div>"
+        '<div class="highlight-console notranslate"><div class="highlight"><pre>'
+        "$ nox\n</pre></div></div>",
+        encoding="utf-8",
+    )
+    assert [b.code for b in html_blocks(page)] == ["import torch\n"]
