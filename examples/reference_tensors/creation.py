@@ -2,11 +2,41 @@ r"""
 Creating tensors
 ================
 
-Every way to make a tensor: from Python data, from NumPy arrays and raw buffers
-(with or without copying), from a shape and a fill value, from a range, from
-another tensor's strides, complex tensors from their parts, and the way back
-out to other dtypes, devices and Python numbers. Each entry shows whether the
-result shares memory with its source.
+Tensors from data, buffers, shapes, ranges and parts, and the way back out to other
+dtypes and Python; each entry says whether the result shares memory with its source.
+
+Summary
+-------
+
+=====================================  =====================================================================================================
+You want                               Call
+=====================================  =====================================================================================================
+a copy of Python or NumPy data         :entry:`torch.tensor(data) <api-torch-tensor>`
+share memory when possible             :entry:`torch.as_tensor(data) <api-torch-as-tensor>`
+the same, with a copy switch           :entry:`torch.asarray(obj, copy=...) <api-torch-asarray>`
+a zero-copy view of a NumPy array      :entry:`torch.from_numpy(arr) <api-torch-from-numpy>`, back with ``t.numpy()``
+a zero-copy view of raw bytes          :entry:`torch.frombuffer(buf, dtype=...) <api-torch-frombuffer>`
+a zero-copy import over DLPack         :entry:`torch.from_dlpack(obj) <api-torch-from-dlpack>`
+a view with explicit strides           :entry:`torch.as_strided(t, size, stride) <api-torch-as-strided>`
+uninitialised memory, given strides    :entry:`torch.empty_strided(size, stride) <api-torch-empty-strided>`
+uninitialised memory                   :entry:`torch.empty(shape) <api-torch-empty>`
+zeros                                  :entry:`torch.zeros(shape) <api-torch-zeros>`
+ones                                   :entry:`torch.ones(shape) <api-torch-ones>`
+one constant value                     :entry:`torch.full(shape, v) <api-torch-full>`
+zeros shaped like ``t``                :entry:`torch.zeros_like(t) <api-torch-zeros-like>`, and ``ones_like``, ``empty_like``, ``rand_like``
+a constant shaped like ``t``           :entry:`torch.full_like(t, v) <api-torch-full-like>`
+``t``'s dtype and device, new shape    :entry:`t.new_full(shape, v) <api-torch-tensor-new-full>`, also ``new_zeros``, ``new_tensor``
+a range without the end                :entry:`torch.arange(a, b, step) <api-torch-arange>`
+a range with the end (deprecated)      :entry:`torch.range(a, b, step) <api-torch-range>`, use ``arange``
+``n`` points, both ends included       :entry:`torch.linspace(a, b, n) <api-torch-linspace>`
+``n`` points spaced in the exponent    :entry:`torch.logspace(a, b, n) <api-torch-logspace>`
+an identity matrix                     :entry:`torch.eye(n, m) <api-torch-eye>`
+complex from real and imaginary parts  :entry:`torch.complex(re, im) <api-torch-complex>`
+complex from magnitude and angle       :entry:`torch.polar(abs, angle) <api-torch-polar>`
+another dtype or device                :entry:`t.to(dtype_or_device) <api-torch-tensor-to>`, ``t`` itself if unchanged
+one Python number                      :entry:`t.item() <api-torch-tensor-item>`
+nested Python lists                    :entry:`t.tolist() <api-torch-tensor-tolist>`
+=====================================  =====================================================================================================
 """
 
 # %%
@@ -29,6 +59,7 @@ torch.tensor([0.25, 4], dtype=torch.float64)
 # Reuses the memory of a NumPy array or tensor when dtype and device already match
 # and copies otherwise.
 import numpy as np
+import torch
 
 arr = np.array([10, 20, 30])
 shared = torch.as_tensor(arr)
@@ -45,6 +76,7 @@ print(shared, copied)
 # needed, ``True``: always, ``False``: never, or raise) and a ``requires_grad``
 # option.
 import numpy as np
+import torch
 
 src = torch.arange(3)
 print(torch.asarray(src) is src, torch.asarray(src).data_ptr() == src.data_ptr())
@@ -62,6 +94,7 @@ except ValueError as err:
 # Wraps a NumPy array without a copy, so a write through either side shows in
 # both (``t.numpy()`` goes the other way, also without a copy).
 import numpy as np
+import torch
 
 a = np.ones(3, dtype=np.float32)
 t = torch.from_numpy(a)
@@ -76,6 +109,8 @@ a
 # Views any object with the buffer protocol (``bytes``, ``bytearray``,
 # ``array.array``) as a 1-D tensor of ``dtype``, reinterpreting the bytes
 # without converting them (pass a writable buffer: ``bytes`` makes it warn).
+import torch
+
 raw = bytearray((7).to_bytes(4, "little") + (256).to_bytes(4, "little"))
 torch.frombuffer(raw, dtype=torch.int32)
 
@@ -87,6 +122,7 @@ torch.frombuffer(raw, dtype=torch.int32)
 # Imports any object that speaks DLPack (NumPy arrays, CuPy, JAX, other
 # tensors), zero-copy.
 import numpy as np
+import torch
 
 arr = np.arange(4.0)
 t = torch.from_dlpack(arr)
@@ -100,6 +136,8 @@ t
 # ----------------
 # A view with an explicit size, stride and storage offset over the same memory;
 # a wrong stride reads the wrong elements, so prefer the view functions.
+import torch
+
 base = torch.arange(9.0).reshape(3, 3)
 torch.as_strided(base, size=(2, 2), stride=(3, 1), storage_offset=4)  # bottom-right block
 
@@ -110,6 +148,8 @@ torch.as_strided(base, size=(2, 2), stride=(3, 1), storage_offset=4)  # bottom-r
 # -------------------
 # Allocates an uninitialised tensor with the given strides, for example a
 # column-major (Fortran-order) layout.
+import torch
+
 col_major = torch.empty_strided((2, 3), (1, 2))
 print(col_major.stride(), col_major.is_contiguous())
 
@@ -120,6 +160,8 @@ print(col_major.stride(), col_major.is_contiguous())
 # -----------
 # Allocates without initialising: the values are whatever was in memory, so fill
 # the tensor before reading it.
+import torch
+
 e = torch.empty(2, 3, dtype=torch.int16)
 print(e.shape, e.dtype)
 
@@ -129,6 +171,8 @@ print(e.shape, e.dtype)
 # torch.zeros
 # -----------
 # A tensor of zeros; the shape is given as several ints or as one tuple.
+import torch
+
 torch.zeros((2, 4), dtype=torch.int32)
 
 # %%
@@ -137,6 +181,8 @@ torch.zeros((2, 4), dtype=torch.int32)
 # torch.ones
 # ----------
 # A tensor of ones.
+import torch
+
 torch.ones(3)
 
 # %%
@@ -146,6 +192,8 @@ torch.ones(3)
 # ----------
 # A tensor filled with one value; the dtype follows the value (bool, int or float)
 # unless given.
+import torch
+
 print(torch.full((2, 2), -1))
 torch.full((1, 3), 0.5)
 
@@ -156,6 +204,8 @@ torch.full((1, 3), 0.5)
 # ----------------
 # Zeros with the shape, dtype, layout and device of another tensor;
 # ``ones_like``, ``empty_like``, ``rand_like`` and ``randn_like`` work the same way.
+import torch
+
 ref = torch.tensor([[1.5, 2.5, 3.5]], dtype=torch.float64)
 torch.zeros_like(ref)
 
@@ -166,6 +216,8 @@ torch.zeros_like(ref)
 # ---------------
 # Same shape as a template, one fill value; ``dtype=`` overrides the template's
 # dtype.
+import torch
+
 ref = torch.tensor([[1.5, 2.5, 3.5]], dtype=torch.float64)
 torch.full_like(ref, 7, dtype=torch.int8)
 
@@ -177,6 +229,8 @@ torch.full_like(ref, 7, dtype=torch.int8)
 # The ``new_*`` methods (``new_full``, ``new_zeros``, ``new_ones``,
 # ``new_empty``, ``new_tensor``) take a new shape or data and inherit dtype and
 # device from the tensor they are called on.
+import torch
+
 ref = torch.ones(2, dtype=torch.float16)
 print(ref.new_full((2, 3), 2.5))
 print(ref.new_zeros(4), ref.new_tensor([[1, 2]]))
@@ -188,6 +242,8 @@ print(ref.new_zeros(4), ref.new_tensor([[1, 2]]))
 # ------------
 # Values from ``start`` up to, but excluding, ``end`` in steps of ``step``; float
 # arguments give a float tensor.
+import torch
+
 print(torch.arange(4), torch.arange(2, 9, 3))
 torch.arange(0, 1, 0.25)
 
@@ -201,6 +257,8 @@ torch.arange(0, 1, 0.25)
 # values.
 import warnings
 
+import torch
+
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     old = torch.range(0, 2, 0.5)
@@ -213,6 +271,8 @@ print(old, torch.arange(0, 2.5, 0.5))
 # torch.linspace
 # --------------
 # ``steps`` evenly spaced points from ``start`` to ``end``, both ends included.
+import torch
+
 torch.linspace(-1, 1, steps=5)
 
 # %%
@@ -222,6 +282,8 @@ torch.linspace(-1, 1, steps=5)
 # --------------
 # ``steps`` points from ``base**start`` to ``base**end``, evenly spaced in the
 # exponent (base 10 unless ``base=`` is given).
+import torch
+
 print(torch.logspace(0, 3, steps=4))
 torch.logspace(0, 4, steps=3, base=2)
 
@@ -231,6 +293,8 @@ torch.logspace(0, 4, steps=3, base=2)
 # torch.eye
 # ---------
 # An identity matrix; a second argument makes it rectangular.
+import torch
+
 torch.eye(2, 3)
 
 # %%
@@ -240,6 +304,8 @@ torch.eye(2, 3)
 # -------------
 # Builds a complex tensor from real and imaginary parts of the same float dtype
 # (``float32`` gives ``complex64``); ``.real`` and ``.imag`` read them back.
+import torch
+
 z = torch.complex(torch.tensor([1.0, 0.0]), torch.tensor([2.0, -1.0]))
 print(z, z.dtype)
 print(z.real, z.imag)
@@ -251,6 +317,8 @@ print(z.real, z.imag)
 # -----------
 # Builds complex numbers from magnitude and angle (radians):
 # ``abs * (cos(angle) + 1j * sin(angle))``.
+import torch
+
 torch.polar(
     torch.tensor([2.0, 1.0], dtype=torch.float64),
     torch.tensor([0.0, torch.pi], dtype=torch.float64),
@@ -263,6 +331,8 @@ torch.polar(
 # ---------------
 # Converts dtype and/or device (or copies both from another tensor), returning
 # the tensor itself when nothing changes.
+import torch
+
 x = torch.ones(2)
 print(x.to(torch.float16), x.to("cpu") is x)
 x.to(torch.zeros(1, dtype=torch.int8))
@@ -274,6 +344,8 @@ x.to(torch.zeros(1, dtype=torch.int8))
 # -----------------
 # The value of a one-element tensor as a Python number (int, float, bool or
 # complex, following the dtype).
+import torch
+
 print(torch.tensor([[2.5]]).item(), type(torch.tensor(3).item()).__name__)
 
 # %%
@@ -283,35 +355,6 @@ print(torch.tensor([[2.5]]).item(), type(torch.tensor(3).item()).__name__)
 # -------------------
 # The whole tensor as nested Python lists of numbers (a 0-D tensor gives a
 # plain number).
-print(torch.tensor([[1.5, 2.0], [0.0, -1.0]]).tolist(), torch.tensor(7).tolist())
+import torch
 
-# %%
-# Summary
-# -------
-#
-# ==================================  ===========================================
-# Call                                Makes
-# ==================================  ===========================================
-# ``torch.tensor(data)``              a copy of Python or NumPy data
-# ``torch.as_tensor(data)``           a tensor sharing memory when it can
-# ``torch.asarray(obj, copy=...)``    the same with an explicit copy switch
-# ``torch.from_numpy(arr)``           a zero-copy view of a NumPy array
-# ``torch.frombuffer(buf, dtype)``    a zero-copy view of raw bytes
-# ``torch.from_dlpack(obj)``          a zero-copy import over DLPack
-# ``torch.as_strided(t, size, st)``   a view with explicit strides
-# ``torch.empty_strided(size, st)``   uninitialised memory with given strides
-# ``torch.empty / zeros / ones``      uninitialised, zeros, ones
-# ``torch.full(shape, v)``            a constant tensor
-# ``torch.zeros_like(t)``             zeros shaped like ``t`` (also ``ones``, ``empty``)
-# ``torch.full_like(t, v)``           a constant shaped like ``t``
-# ``t.new_full(shape, v)``            a tensor with ``t``'s dtype and device
-# ``torch.arange(a, b, s)``           a range without ``b``
-# ``torch.range``                     deprecated, includes the end
-# ``torch.linspace(a, b, n)``         ``n`` points, both ends included
-# ``torch.logspace(a, b, n)``         ``n`` points spaced in the exponent
-# ``torch.eye(n, m)``                 an identity matrix
-# ``torch.complex(re, im)``           complex from Cartesian parts
-# ``torch.polar(r, theta)``           complex from polar parts
-# ``t.to(dtype_or_device)``           converted tensor (``t`` itself if unchanged)
-# ``t.item()`` / ``t.tolist()``       Python number / nested lists
-# ==================================  ===========================================
+print(torch.tensor([[1.5, 2.0], [0.0, -1.0]]).tolist(), torch.tensor(7).tolist())

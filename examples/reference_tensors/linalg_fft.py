@@ -2,12 +2,44 @@ r"""
 Linear algebra and Fourier transforms
 =====================================
 
-Matrix and vector products, the ``torch.linalg`` functions (norms, rank,
-determinant, inverse, solvers, and the Cholesky, QR, eigenvalue and singular
-value decompositions) and the ``torch.fft`` transforms with their frequency
-helper. The ``torch.linalg`` and ``torch.fft`` functions accept batches:
-leading dimensions are treated as a stack of matrices or signals; ``dot``,
-``mm`` and ``mv`` are strictly 1-D or 2-D.
+Products, ``torch.linalg`` and ``torch.fft``; the ``linalg`` and ``fft`` functions treat
+leading dimensions as a batch, while ``dot``, ``mm`` and ``mv`` take exactly 1-D or 2-D
+inputs.
+
+Summary
+-------
+
+====================================  ====================================================================================
+You want                              Call
+====================================  ====================================================================================
+a diagonal matrix, or a diagonal      :entry:`torch.diag(t) <api-torch-diag>`, ``diagonal`` for a view
+the dot product of two vectors        :entry:`torch.dot(a, b) <api-torch-dot>`, ``inner`` and ``@`` generalise it
+the outer product                     :entry:`torch.outer(a, b) <api-torch-outer>`
+strictly 2-D products                 :entry:`torch.mm(A, B) <api-torch-mm>`, ``torch.mv(A, v)``
+``beta * C + alpha * A @ B``          :entry:`torch.addmm(C, A, B) <api-torch-addmm>`, ``baddbmm`` batched
+the Kronecker product                 :entry:`torch.kron(A, B) <api-torch-kron>`
+a contraction over chosen dimensions  :entry:`torch.tensordot(x, y, dims) <api-torch-tensordot>`
+the 3-D cross product                 :entry:`torch.linalg.cross(a, b) <api-torch-linalg-cross>`
+the conjugate transpose               :entry:`t.mH <api-torch-tensor-mh>`, ``adjoint()``; ``.mT`` no conjugate
+vector norms                          :entry:`torch.linalg.vector_norm(t, ord) <api-torch-linalg-vector-norm>`
+matrix norms                          :entry:`torch.linalg.matrix_norm(A, ord) <api-torch-linalg-matrix-norm>`
+the numerical rank                    :entry:`torch.linalg.matrix_rank(A) <api-torch-linalg-matrix-rank>`
+the determinant                       :entry:`torch.linalg.det(A) <api-torch-linalg-det>`, ``slogdet`` for large ones
+the inverse                           :entry:`torch.linalg.inv(A) <api-torch-linalg-inv>`
+``x`` with ``A @ x = b``              :entry:`torch.linalg.solve(A, b) <api-torch-linalg-solve>`
+the least-squares ``x``               :entry:`torch.linalg.lstsq(A, b) <api-torch-linalg-lstsq>`, not ``torch.lstsq``
+``L`` with ``L @ L.mH = A``           :entry:`torch.linalg.cholesky(A) <api-torch-linalg-cholesky>`
+``Q`` and ``R``                       :entry:`torch.linalg.qr(A) <api-torch-linalg-qr>`
+eigenpairs of a symmetric matrix      :entry:`torch.linalg.eigh(A) <api-torch-linalg-eigh>`, ``eig`` for any matrix
+``U``, ``S``, ``Vh``                  :entry:`torch.linalg.svd(A) <api-torch-linalg-svd>`, ``svdvals`` for ``S`` only
+the DFT of a signal                   :entry:`torch.fft.fft(x) <api-torch-fft-fft>`
+the inverse DFT                       :entry:`torch.fft.ifft(X) <api-torch-fft-ifft>`
+the DFT of a real signal              :entry:`torch.fft.rfft(x) <api-torch-fft-rfft>`
+a real signal back                    :entry:`torch.fft.irfft(X, n) <api-torch-fft-irfft>`
+n-dimensional transforms              :entry:`torch.fft.fftn(x) <api-torch-fft-fftn>`, ``fft2`` for the last two
+an n-dimensional real signal back     :entry:`torch.fft.irfftn(X, s) <api-torch-fft-irfftn>`
+the frequency of each bin             :entry:`torch.fft.fftfreq(n, d) <api-torch-fft-fftfreq>`, ``rfftfreq``, ``fftshift``
+====================================  ====================================================================================
 """
 
 # %%
@@ -125,6 +157,8 @@ torch.linalg.cross(torch.tensor([1.0, 0.0, 0.0]), torch.tensor([0.0, 1.0, 0.0]))
 # ---------------
 # The conjugate transpose of the last two dimensions (``adjoint()`` is the method
 # form; ``.mT`` transposes without conjugating).
+import torch
+
 c = torch.tensor([[1 + 1j, 2], [0, 3 - 2j]])
 print(c.mH)
 torch.equal(c.mH, c.adjoint())
@@ -136,6 +170,8 @@ torch.equal(c.mH, c.adjoint())
 # ------------------------
 # The ``ord``-norm of all elements, or along ``dim`` (2 by default; ``inf`` is
 # the largest magnitude).
+import torch
+
 v = torch.tensor([[3.0, -4.0], [1.0, 1.0]])
 print(torch.linalg.vector_norm(v), torch.linalg.vector_norm(v, dim=1))
 torch.linalg.vector_norm(v, ord=float("inf"))
@@ -147,6 +183,8 @@ torch.linalg.vector_norm(v, ord=float("inf"))
 # ------------------------
 # Norms of matrices: Frobenius by default, ``"nuc"`` (sum of singular values),
 # ``2`` (largest singular value), ``1`` and ``inf`` (column and row sums).
+import torch
+
 v = torch.tensor([[3.0, -4.0], [1.0, 1.0]])
 for order in ("fro", "nuc", 2, 1):
     print(order, torch.linalg.matrix_norm(v, ord=order))
@@ -157,6 +195,8 @@ for order in ("fro", "nuc", 2, 1):
 # torch.linalg.matrix_rank
 # ------------------------
 # The number of singular values above a tolerance.
+import torch
+
 low_rank = torch.outer(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, -1.0, 0.5]))
 print(torch.linalg.matrix_rank(low_rank), torch.linalg.matrix_rank(torch.eye(3)))
 
@@ -167,6 +207,8 @@ print(torch.linalg.matrix_rank(low_rank), torch.linalg.matrix_rank(torch.eye(3))
 # ----------------
 # The determinant (``slogdet`` returns sign and log-magnitude, safer for large
 # matrices).
+import torch
+
 A = torch.tensor([[4.0, 1.0], [2.0, 3.0]])
 torch.linalg.det(A)
 
@@ -177,6 +219,8 @@ torch.linalg.det(A)
 # ----------------
 # The inverse of a square matrix, raising for a singular one (to solve a system,
 # ``solve`` is faster and more accurate than multiplying by the inverse).
+import torch
+
 A = torch.tensor([[4.0, 1.0], [2.0, 3.0]])
 print(torch.linalg.inv(A))
 try:
@@ -190,6 +234,8 @@ except RuntimeError as err:
 # torch.linalg.solve
 # ------------------
 # The ``x`` with ``A @ x = b`` for square, invertible ``A``.
+import torch
+
 A = torch.tensor([[4.0, 1.0], [2.0, 3.0]])
 b = torch.tensor([9.0, 13.0])
 x = torch.linalg.solve(A, b)
@@ -203,6 +249,8 @@ print(x, A @ x)
 # Least-squares solution of an over- or under-determined system, here a line
 # through three points; the old ``torch.lstsq`` (arguments in the other order)
 # is still importable but only raises, pointing here.
+import torch
+
 X = torch.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])  # columns: intercept, slope
 y = torch.tensor([[1.0], [3.0], [4.0]])
 print(torch.linalg.lstsq(X, y).solution.flatten())
@@ -218,6 +266,8 @@ except RuntimeError as err:
 # ---------------------
 # The lower-triangular ``L`` with ``L @ L.mH == A`` for a symmetric (Hermitian)
 # positive-definite ``A``; ``cholesky_ex`` reports failure without raising.
+import torch
+
 S = torch.tensor([[4.0, 2.0], [2.0, 5.0]])
 L = torch.linalg.cholesky(S)
 print(L)
@@ -230,6 +280,8 @@ torch.allclose(L @ L.mT, S)
 # ---------------
 # ``Q`` with orthonormal columns and upper-triangular ``R`` such that
 # ``Q @ R == A`` (``mode="reduced"`` by default).
+import torch
+
 X = torch.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
 Q, R = torch.linalg.qr(X)
 print(R)
@@ -242,6 +294,8 @@ print(torch.allclose(Q @ R, X, atol=1e-6), torch.allclose(Q.mT @ Q, torch.eye(2)
 # -----------------
 # Eigenvalues (ascending) and eigenvectors of a symmetric or Hermitian matrix;
 # ``eigvalsh`` returns the values only, ``eig`` handles general matrices.
+import torch
+
 vals, vecs = torch.linalg.eigh(torch.tensor([[2.0, 1.0], [1.0, 2.0]]))
 print(vals)
 vecs
@@ -254,6 +308,8 @@ vecs
 # ``U``, ``S``, ``Vh`` with ``A = U @ diag(S) @ Vh``, singular values in
 # descending order; ``full_matrices=False`` gives the thin factors and
 # ``svdvals`` only ``S``.
+import torch
+
 X = torch.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
 U, S_, Vh = torch.linalg.svd(X, full_matrices=False)
 print(U.shape, S_, Vh.shape)
@@ -266,6 +322,8 @@ torch.allclose(U @ torch.diag(S_) @ Vh, X, atol=1e-6)
 # -------------
 # The discrete Fourier transform of a signal (last dimension by default), always
 # complex; ``n=`` pads or trims first.
+import torch
+
 signal = torch.tensor([1.0, 2.0, 0.0, -1.0])
 torch.fft.fft(signal)
 
@@ -275,6 +333,8 @@ torch.fft.fft(signal)
 # torch.fft.ifft
 # --------------
 # The inverse transform: ``ifft(fft(x))`` gives ``x`` back (as complex).
+import torch
+
 signal = torch.tensor([1.0, 2.0, 0.0, -1.0])
 torch.fft.ifft(torch.fft.fft(signal))
 
@@ -284,6 +344,8 @@ torch.fft.ifft(torch.fft.fft(signal))
 # torch.fft.rfft
 # --------------
 # For real input, only the ``n // 2 + 1`` non-redundant frequencies.
+import torch
+
 signal = torch.tensor([1.0, 2.0, 0.0, -1.0])
 torch.fft.rfft(signal)
 
@@ -294,6 +356,8 @@ torch.fft.rfft(signal)
 # ---------------
 # Inverse of ``rfft``, returning a real signal; pass ``n`` to recover odd
 # lengths, which the half spectrum cannot tell apart.
+import torch
+
 odd = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
 half = torch.fft.rfft(odd)
 print(torch.fft.irfft(half).shape, torch.fft.irfft(half, n=odd.numel()))
@@ -305,6 +369,8 @@ print(torch.fft.irfft(half).shape, torch.fft.irfft(half, n=odd.numel()))
 # --------------
 # The transform over several dimensions at once (all by default; ``fft2`` does
 # the last two), equal to 1-D transforms applied one dimension at a time.
+import torch
+
 torch.manual_seed(0)
 img = torch.randn(4, 6)
 separable = torch.fft.fft(torch.fft.fft(img, dim=0), dim=1)
@@ -318,6 +384,9 @@ print(torch.fft.fftn(img).shape, torch.allclose(torch.fft.fft2(img), torch.fft.f
 # ----------------
 # Inverse of ``rfftn``; pass the original size with ``s=`` so odd sizes come back
 # exactly.
+import torch
+
+torch.manual_seed(0)
 vol = torch.randn(3, 5)
 back = torch.fft.irfftn(torch.fft.rfftn(vol), s=vol.shape)
 print(back.shape, torch.allclose(back, vol, atol=1e-6))
@@ -329,38 +398,7 @@ print(back.shape, torch.allclose(back, vol, atol=1e-6))
 # -----------------
 # The frequency of each ``fft`` output bin for ``n`` samples spaced ``d`` apart
 # (``rfftfreq`` matches ``rfft``; ``fftshift`` centres zero frequency).
+import torch
+
 print(torch.fft.fftfreq(4, d=0.5))
 torch.fft.fftshift(torch.fft.fftfreq(4, d=0.5))
-
-# %%
-# Summary
-# -------
-#
-# ==========================================  ===========================================
-# Call                                        Computes
-# ==========================================  ===========================================
-# ``torch.diag(t)``                           diagonal matrix or diagonal
-# ``t.mH``                                    conjugate transpose (``adjoint()``)
-# ``torch.dot(a, b)``                         dot product of two vectors
-# ``torch.outer(a, b)``                       outer product
-# ``torch.mm(A, B)``, ``torch.mv(A, v)``      strictly 2-D products
-# ``torch.addmm(C, A, B)``                    ``beta * C + alpha * A @ B``
-# ``torch.kron(A, B)``                        Kronecker product
-# ``torch.tensordot(x, y, dims)``             contraction over chosen dims
-# ``torch.linalg.cross(a, b)``                3-D cross product
-# ``torch.linalg.vector_norm(t, ord)``        vector norms
-# ``torch.linalg.matrix_norm(A, ord)``        matrix norms
-# ``torch.linalg.matrix_rank(A)``             numerical rank
-# ``torch.linalg.det(A)``                     determinant
-# ``torch.linalg.inv(A)``                     inverse
-# ``torch.linalg.solve(A, b)``                ``x`` with ``A @ x = b``
-# ``torch.linalg.lstsq(A, b)``                least-squares ``x``
-# ``torch.linalg.cholesky(A)``                ``L`` with ``L @ L.mH = A``
-# ``torch.linalg.qr(A)``                      ``Q``, ``R``
-# ``torch.linalg.eigh(A)``                    eigenpairs of symmetric ``A``
-# ``torch.linalg.svd(A)``                     ``U``, ``S``, ``Vh``
-# ``torch.fft.fft / ifft``                    DFT and its inverse
-# ``torch.fft.rfft / irfft``                  DFT of real signals
-# ``torch.fft.fftn / irfftn``                 n-dimensional transforms
-# ``torch.fft.fftfreq(n, d)``                 bin frequencies
-# ==========================================  ===========================================

@@ -2,10 +2,34 @@ r"""
 Pointwise math and reductions
 =============================
 
-Functions applied to every element (absolute value, clamping, exponentials,
-logarithms, the logistic sigmoid, step and interpolation), then reductions
-that collapse one or all dimensions (sums, means, spread, products, running
-sums, a stable log-sum-exp, maxima, distances and norms).
+Functions applied to every element, then reductions that collapse one or all dimensions.
+
+Summary
+-------
+
+=====================================  =====================================================================================
+You want                               Call
+=====================================  =====================================================================================
+absolute value, magnitude of complex   :entry:`torch.abs(t) <api-torch-abs>`
+values limited to a range              :entry:`torch.clamp(t, min, max) <api-torch-clamp>`, alias ``clip``
+``e ** x``                             :entry:`torch.exp(t) <api-torch-exp>`, ``expm1`` for tiny ``x``
+the natural logarithm                  :entry:`torch.log(t) <api-torch-log>`, ``log2``, ``log10``, ``log1p``
+the square root                        :entry:`torch.sqrt(t) <api-torch-sqrt>`, ``rsqrt`` for ``1 / sqrt``
+the logistic function                  :entry:`torch.sigmoid(t) <api-torch-sigmoid>`
+a step function                        :entry:`torch.heaviside(t, values) <api-torch-heaviside>`
+linear interpolation                   :entry:`torch.lerp(a, b, w) <api-torch-lerp>`
+a sum, all or along ``dim``            :entry:`torch.sum(t, dim) <api-torch-sum>`, ``keepdim=True``
+the average                            :entry:`torch.mean(t, dim) <api-torch-mean>`, ``nanmean`` skips ``nan``
+the standard deviation                 :entry:`torch.std(t, correction=1) <api-torch-std>`
+the variance                           :entry:`torch.var(t, correction=1) <api-torch-var>`, ``var_mean`` for both
+the product                            :entry:`torch.prod(t, dim) <api-torch-prod>`
+a running sum                          :entry:`torch.cumsum(t, dim) <api-torch-cumsum>`, ``cumprod``, ``cummax``, ``cummin``
+``log(sum(exp(t)))`` without overflow  :entry:`torch.logsumexp(t, dim) <api-torch-logsumexp>`
+the largest values and their indices   :entry:`torch.max(t, dim) <api-torch-max>`, ``amax`` for values only
+the index of the largest               :entry:`torch.argmax(t, dim) <api-torch-argmax>`, first on ties
+the p-norm of a difference             :entry:`torch.dist(a, b, p) <api-torch-dist>`
+a norm                                 :entry:`torch.norm(t) <api-torch-norm>`, deprecated: ``torch.linalg`` norms
+=====================================  =====================================================================================
 """
 
 # %%
@@ -26,6 +50,8 @@ torch.abs(torch.tensor([3 + 4j]))
 # -----------
 # Limits values to ``[min, max]``; either bound may be omitted or be a tensor
 # (alias ``torch.clip``).
+import torch
+
 print(torch.clamp(torch.tensor([-3.0, 0.5, 8.0]), min=0.0, max=1.0))
 torch.clamp(torch.tensor([-3.0, 0.5, 8.0]), min=torch.tensor([-1.0, 1.0, 0.0]))
 
@@ -35,6 +61,8 @@ torch.clamp(torch.tensor([-3.0, 0.5, 8.0]), min=torch.tensor([-1.0, 1.0, 0.0]))
 # torch.exp
 # ---------
 # ``e ** x`` elementwise; ``torch.expm1`` is accurate for tiny ``x``.
+import torch
+
 print(torch.exp(torch.tensor([0.0, 1.0, -1.0])))
 torch.expm1(torch.tensor([1e-10], dtype=torch.float64))
 
@@ -45,6 +73,8 @@ torch.expm1(torch.tensor([1e-10], dtype=torch.float64))
 # ---------
 # Natural logarithm: ``-inf`` at zero and ``nan`` for negative inputs;
 # ``log2``, ``log10`` and ``log1p`` are the variants.
+import torch
+
 torch.log(torch.tensor([1.0, torch.e, 0.0, -1.0]))
 
 # %%
@@ -54,6 +84,8 @@ torch.log(torch.tensor([1.0, torch.e, 0.0, -1.0]))
 # ----------
 # Square root (``nan`` for negative real inputs); ``torch.rsqrt`` gives
 # ``1 / sqrt(x)``.
+import torch
+
 print(torch.sqrt(torch.tensor([4.0, 2.0, -1.0])))
 torch.rsqrt(torch.tensor([4.0]))
 
@@ -64,6 +96,8 @@ torch.rsqrt(torch.tensor([4.0]))
 # -------------
 # The logistic function ``1 / (1 + exp(-x))``, saturating to 0 and 1 without
 # overflow.
+import torch
+
 torch.sigmoid(torch.tensor([-100.0, 0.0, 2.0]))
 
 # %%
@@ -73,6 +107,8 @@ torch.sigmoid(torch.tensor([-100.0, 0.0, 2.0]))
 # ---------------
 # Step function: 0 for negative inputs, 1 for positive ones, and ``values`` (a
 # tensor, broadcast) where the input is exactly zero.
+import torch
+
 steps = torch.tensor([-0.5, 0.0, 0.0, 4.0])
 print(torch.heaviside(steps, torch.tensor([0.5])))
 torch.heaviside(steps, torch.tensor([9.0, 1.0, -1.0, 9.0]))
@@ -84,6 +120,8 @@ torch.heaviside(steps, torch.tensor([9.0, 1.0, -1.0, 9.0]))
 # ----------
 # Linear interpolation ``start + weight * (end - start)``, as in an exponential
 # moving average.
+import torch
+
 avg = torch.tensor([0.0, 10.0])
 torch.lerp(avg, torch.tensor([1.0, 20.0]), weight=0.1)
 
@@ -94,6 +132,8 @@ torch.lerp(avg, torch.tensor([1.0, 20.0]), weight=0.1)
 # ---------
 # Sums everything, or along ``dim`` (one or several), optionally keeping the
 # reduced dimension with size 1 for broadcasting.
+import torch
+
 m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.sum(m), torch.sum(m, dim=0), torch.sum(m, dim=1, keepdim=True).shape)
 
@@ -104,6 +144,8 @@ print(torch.sum(m), torch.sum(m, dim=0), torch.sum(m, dim=1, keepdim=True).shape
 # ----------
 # The average, which needs a floating or complex dtype (pass ``dtype=`` for
 # integer input); ``torch.nanmean`` skips ``nan``.
+import torch
+
 m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.mean(m, dim=1), torch.mean(torch.arange(4), dtype=torch.float32))
 torch.nanmean(torch.tensor([1.0, float("nan"), 3.0]))
@@ -116,6 +158,8 @@ torch.nanmean(torch.tensor([1.0, float("nan"), 3.0]))
 # Standard deviation, where ``correction=1`` (Bessel, the default) divides by
 # ``n - 1`` and ``correction=0`` by ``n`` (prefer it to the older, still
 # accepted ``unbiased=True/False``).
+import torch
+
 samples = torch.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])
 print(torch.std(samples), torch.std(samples, correction=0))
 
@@ -126,6 +170,8 @@ print(torch.std(samples), torch.std(samples, correction=0))
 # ---------
 # Variance, with the same ``correction`` rule; ``torch.var_mean`` returns both in
 # one pass.
+import torch
+
 samples = torch.tensor([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0])
 print(torch.var(samples, correction=0))
 torch.var_mean(samples, correction=0)
@@ -136,6 +182,8 @@ torch.var_mean(samples, correction=0)
 # torch.prod
 # ----------
 # Product of all elements or along one ``dim``.
+import torch
+
 m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.prod(m), torch.prod(m, dim=1))
 
@@ -146,6 +194,8 @@ print(torch.prod(m), torch.prod(m, dim=1))
 # ------------
 # Running sum along ``dim`` (``cumprod``, ``cummax`` and ``cummin`` are its
 # siblings).
+import torch
+
 m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.cumsum(torch.tensor([1, 2, 3, 4]), dim=0))
 torch.cumsum(m, dim=1)
@@ -157,6 +207,8 @@ torch.cumsum(m, dim=1)
 # ---------------
 # ``log(sum(exp(x)))`` computed without overflow, the normaliser of a
 # log-softmax.
+import torch
+
 big = torch.tensor([1000.0, 1000.0])
 print(torch.log(torch.sum(torch.exp(big))), torch.logsumexp(big, dim=0))
 
@@ -167,6 +219,8 @@ print(torch.log(torch.sum(torch.exp(big))), torch.logsumexp(big, dim=0))
 # ---------
 # Without ``dim``, the largest value; with ``dim``, a named tuple of values and
 # their indices (``amax`` returns only the values, ``argmax`` only the indices).
+import torch
+
 m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.max(m))
 torch.max(m, dim=1)
@@ -178,6 +232,8 @@ torch.max(m, dim=1)
 # ------------
 # The index of the largest value, of the flattened tensor or along ``dim``;
 # the first one wins on ties.
+import torch
+
 m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.argmax(m), torch.argmax(m, dim=0), torch.argmax(torch.tensor([3, 7, 7])))
 
@@ -187,6 +243,8 @@ print(torch.argmax(m), torch.argmax(m, dim=0), torch.argmax(torch.tensor([3, 7, 
 # torch.dist
 # ----------
 # The p-norm of ``a - b`` (Euclidean by default) as a 0-D tensor.
+import torch
+
 p1 = torch.tensor([0.0, 0.0])
 p2 = torch.tensor([3.0, 4.0])
 print(torch.dist(p1, p2), torch.dist(p1, p2, p=1), torch.dist(p1, p2, p=float("inf")))
@@ -199,29 +257,8 @@ print(torch.dist(p1, p2), torch.dist(p1, p2, p=1), torch.dist(p1, p2, p=float("i
 # Still works, but its documentation marks it deprecated: use
 # ``torch.linalg.vector_norm`` or ``torch.linalg.matrix_norm``, which give the
 # same numbers with unambiguous arguments.
+import torch
+
 m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.norm(m), torch.linalg.vector_norm(m))
 print(torch.norm(m, p="fro"), torch.linalg.matrix_norm(m, ord="fro"))
-
-# %%
-# Summary
-# -------
-#
-# ========================================  =============================================
-# Call                                      Computes
-# ========================================  =============================================
-# ``torch.abs(t)``                          absolute value, magnitude of complex
-# ``torch.clamp(t, min, max)``              values limited to a range
-# ``torch.exp / log / sqrt``                ``expm1``, ``log1p``, ``rsqrt`` for accuracy
-# ``torch.sigmoid(t)``                      logistic function
-# ``torch.heaviside(t, values)``            step function
-# ``torch.lerp(a, b, w)``                   linear interpolation
-# ``torch.sum / mean / prod(t, dim)``       reductions (``nanmean`` skips ``nan``)
-# ``torch.std / var(t, correction=1)``      spread (``var_mean`` for both)
-# ``torch.cumsum(t, dim)``                  running sum
-# ``torch.logsumexp(t, dim)``               stable ``log(sum(exp))``
-# ``torch.max(t, dim)``                     values and indices (``amax``)
-# ``torch.argmax(t, dim)``                  indices of the maximum
-# ``torch.dist(a, b, p)``                   p-norm of the difference
-# ``torch.norm``                            deprecated: use ``torch.linalg`` norms
-# ========================================  =============================================

@@ -2,10 +2,37 @@ r"""
 Predicates and global defaults
 ==============================
 
-Questions you ask about a tensor (is it complex, a float, a single non-zero
-value, how many elements) and the process-wide settings that decide what new
-tensors look like: default dtype and device, print format, denormal handling
-and type promotion. Every cell that changes a global setting puts it back.
+Questions about one tensor, and the process-wide settings that shape new tensors; every
+entry that changes a setting puts it back.
+
+Summary
+-------
+
+====================================  ===================================================================================================
+You want                              Call
+====================================  ===================================================================================================
+is ``obj`` a tensor                   :entry:`torch.is_tensor(obj) <api-torch-is-tensor>`
+is ``obj`` a storage                  :entry:`torch.is_storage(obj) <api-torch-is-storage>`
+a complex dtype?                      :entry:`torch.is_complex(t) <api-torch-is-complex>`
+the conjugate bit set?                :entry:`torch.is_conj(t) <api-torch-is-conj>`, ``resolve_conj`` clears it
+a real floating dtype?                :entry:`torch.is_floating_point(t) <api-torch-is-floating-point>`
+the truth of a one-element tensor     :entry:`torch.is_nonzero(t) <api-torch-is-nonzero>`
+the number of elements                :entry:`torch.numel(t) <api-torch-numel>`
+the shape, or one dimension's length  :entry:`t.size(dim) <api-torch-tensor-size>`
+bytes per element                     :entry:`t.element_size() <api-torch-tensor-element-size>`, ``t.nbytes`` in total
+the GPU index, -1 on the CPU          :entry:`t.get_device() <api-torch-tensor-get-device>`
+the dtype of Python floats            :entry:`torch.set_default_dtype(d) <api-torch-set-default-dtype>`, ``get_default_dtype``
+the old default setter                :entry:`torch.set_default_tensor_type(T) <api-torch-set-default-tensor-type>`, deprecated
+the device of new tensors             :entry:`torch.set_default_device(d) <api-torch-set-default-device>`, ``get_default_device``
+print precision and eliding           :entry:`torch.set_printoptions(...) <api-torch-set-printoptions>`, ``profile="default"``
+subnormals read as zero (x86)         :entry:`torch.set_flush_denormal(True) <api-torch-set-flush-denormal>`
+the dtype of a result                 :entry:`torch.result_type(a, b) <api-torch-result-type>`
+the common dtype of two dtypes        :entry:`torch.promote_types(d1, d2) <api-torch-promote-types>`
+is a cast allowed in place            :entry:`torch.can_cast(d1, d2) <api-torch-can-cast>`
+float limits                          :entry:`torch.finfo(d) <api-torch-finfo>`, ``iinfo`` for integers
+dtype aliases                         :entry:`torch.double <api-torch-dtype>`, ``float``, ``long``, ``cfloat``, ...
+the legacy typed constructors         :entry:`torch.LongTensor(data) <api-legacy-tensor-types>`, prefer ``torch.tensor(data, dtype=...)``
+====================================  ===================================================================================================
 """
 
 # %%
@@ -26,6 +53,8 @@ print(torch.is_tensor(torch.nn.Parameter(torch.ones(1))))
 # torch.is_storage
 # ----------------
 # Tells storage objects (the flat memory behind tensors) apart from tensors.
+import torch
+
 t = torch.ones(4)
 print(torch.is_storage(t.untyped_storage()), torch.is_storage(t))
 
@@ -35,6 +64,8 @@ print(torch.is_storage(t.untyped_storage()), torch.is_storage(t))
 # torch.is_complex
 # ----------------
 # True when the dtype is ``complex32``, ``complex64`` or ``complex128``.
+import torch
+
 print(torch.is_complex(torch.tensor([2 - 1j])), torch.is_complex(torch.tensor([2.0])))
 
 # %%
@@ -44,6 +75,8 @@ print(torch.is_complex(torch.tensor([2 - 1j])), torch.is_complex(torch.tensor([2
 # -------------
 # ``torch.conj`` on a complex tensor only sets a lazy "conjugate bit";
 # ``is_conj`` reads that bit and ``resolve_conj`` materialises the values.
+import torch
+
 z = torch.tensor([1 + 2j, 3 - 1j])
 lazy = torch.conj(z)
 print(torch.is_conj(z), torch.is_conj(lazy), torch.is_conj(torch.resolve_conj(lazy)))
@@ -56,6 +89,8 @@ lazy
 # -----------------------
 # True for the real floating dtypes (``float16``, ``bfloat16``, ``float32``,
 # ``float64`` and the float8 types); integers, bools and complex give False.
+import torch
+
 for dtype in (torch.bfloat16, torch.float64, torch.int32, torch.complex64):
     print(dtype, torch.is_floating_point(torch.zeros(1, dtype=dtype)))
 
@@ -66,6 +101,8 @@ for dtype in (torch.bfloat16, torch.float64, torch.int32, torch.complex64):
 # ----------------
 # The truth value of a tensor holding exactly one element; any other size raises
 # ``RuntimeError``.
+import torch
+
 print(torch.is_nonzero(torch.tensor([0.0])), torch.is_nonzero(torch.tensor([[7]])))
 for bad in (torch.tensor([1, 2]), torch.tensor([])):
     try:
@@ -79,6 +116,8 @@ for bad in (torch.tensor([1, 2]), torch.tensor([])):
 # torch.numel
 # -----------
 # The number of elements, the product of the shape (also ``t.numel()``).
+import torch
+
 torch.numel(torch.empty(2, 5, 3))
 
 # %%
@@ -88,6 +127,8 @@ torch.numel(torch.empty(2, 5, 3))
 # -----------------
 # The shape as a ``torch.Size`` (a tuple subclass, the same as ``.shape``), or one
 # dimension's length with ``dim``.
+import torch
+
 grid = torch.zeros(3, 4)
 print(grid.size(), grid.size(1), grid.size(-1) == grid.shape[-1])
 
@@ -98,6 +139,8 @@ print(grid.size(), grid.size(1), grid.size(-1) == grid.shape[-1])
 # -------------------------
 # Bytes per element, set by the dtype alone (``nbytes`` gives the whole tensor's
 # size).
+import torch
+
 for dtype in (torch.float64, torch.bfloat16, torch.bool):
     print(dtype, torch.empty(0, dtype=dtype).element_size())
 torch.zeros(3, 4).nbytes
@@ -109,6 +152,8 @@ torch.zeros(3, 4).nbytes
 # -----------------------
 # The index of the GPU holding the tensor, or -1 for a CPU tensor (``.device``
 # gives the full ``torch.device``).
+import torch
+
 cpu_tensor = torch.ones(2)
 print(cpu_tensor.get_device(), cpu_tensor.device)
 if torch.cuda.is_available():
@@ -123,6 +168,8 @@ else:
 # -----------------------
 # Sets the dtype that Python floats turn into (``get_default_dtype`` reads it);
 # complex numbers follow: a ``float64`` default makes them ``complex128``.
+import torch
+
 print("before:", torch.get_default_dtype(), torch.tensor([0.5, 1j]).dtype)
 torch.set_default_dtype(torch.float64)
 print("after: ", torch.get_default_dtype(), torch.tensor([0.5, 1j]).dtype)
@@ -137,6 +184,8 @@ torch.set_default_dtype(torch.float32)  # restore
 # ``set_default_device``: it still works but warns once per process (recorded and
 # printed here).
 import warnings
+
+import torch
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -153,6 +202,8 @@ for w in caught:  # PyTorch warns once per process, so this may be empty
 # ------------------------
 # Factories without ``device=`` create tensors there (``get_default_device``
 # reads it); the ``meta`` device, shapes without data, works on any machine.
+import torch
+
 torch.set_default_device("meta")
 print(torch.get_default_device(), torch.ones(2, 2).device)
 torch.set_default_device(None)  # restore: back to the CPU
@@ -165,6 +216,8 @@ torch.get_default_device()
 # ----------------------
 # Controls how tensors print: ``precision`` digits, ``threshold`` elements before
 # eliding, ``sci_mode``; ``profile="default"`` undoes every change.
+import torch
+
 torch.set_printoptions(precision=2, threshold=6)
 print(torch.tensor([3.14159, 2.71828]), torch.arange(20))
 torch.set_printoptions(profile="default")  # restore
@@ -177,6 +230,8 @@ torch.tensor([3.14159, 2.71828])
 # ------------------------
 # On x86 CPUs, makes subnormal floats (smaller than ``finfo.tiny``) read as
 # zero, which can speed up arithmetic; it returns whether the CPU supports it.
+import torch
+
 tiny = torch.tensor([2e-320], dtype=torch.float64)
 print("supported:", torch.set_flush_denormal(True), "->", tiny * 1)
 torch.set_flush_denormal(False)  # restore
@@ -189,6 +244,8 @@ tiny * 1
 # -----------------
 # The dtype an operation on these operands would produce; a Python scalar does not
 # widen a tensor of the same kind.
+import torch
+
 i8 = torch.tensor([1], dtype=torch.int8)
 print(
     torch.result_type(i8, 1000),
@@ -202,6 +259,8 @@ print(
 # torch.promote_types
 # -------------------
 # The smallest dtype that can hold both dtypes' values, from dtypes alone.
+import torch
+
 print(torch.promote_types(torch.uint8, torch.int8), torch.promote_types(torch.int64, torch.float16))
 
 # %%
@@ -211,6 +270,8 @@ print(torch.promote_types(torch.uint8, torch.int8), torch.promote_types(torch.in
 # --------------
 # Whether the casting rules of in-place and ``out=`` operations allow
 # ``from`` -> ``to``: widening within a kind is fine, float to int is not.
+import torch
+
 print(torch.can_cast(torch.int32, torch.float64), torch.can_cast(torch.float64, torch.int32))
 
 # %%
@@ -219,6 +280,8 @@ print(torch.can_cast(torch.int32, torch.float64), torch.can_cast(torch.float64, 
 # torch.finfo
 # -----------
 # Machine limits of a floating dtype (``torch.iinfo`` does the same for integers).
+import torch
+
 f16 = torch.finfo(torch.float16)
 print(f"float16: eps={f16.eps}, max={f16.max}, tiny={f16.tiny}")
 print("int8 range:", torch.iinfo(torch.int8).min, torch.iinfo(torch.int8).max)
@@ -252,33 +315,3 @@ old_style = torch.LongTensor([1, 2, 3])
 new_style = torch.tensor([1, 2, 3], dtype=torch.long)
 print(old_style.dtype, old_style.type(), torch.equal(old_style, new_style))
 print(new_style.type(torch.DoubleTensor).dtype, "==", new_style.to(torch.float64).dtype)
-
-# %%
-# Summary
-# -------
-#
-# ================================  ==================================================
-# Call                              Answers or sets
-# ================================  ==================================================
-# ``torch.is_tensor(obj)``          is ``obj`` a tensor
-# ``torch.is_storage(obj)``         is ``obj`` a storage
-# ``torch.is_complex(t)``           complex dtype?
-# ``torch.is_conj(t)``              conjugate bit set? (``torch.resolve_conj`` clears it)
-# ``torch.is_floating_point(t)``    real floating dtype?
-# ``torch.is_nonzero(t)``           truth value of a one-element tensor
-# ``torch.numel(t)``                number of elements
-# ``t.size(dim)``                   shape, or one dimension's length
-# ``t.element_size()``              bytes per element (``t.nbytes`` in total)
-# ``t.get_device()``                GPU index, -1 on the CPU
-# ``torch.set_default_dtype(d)``    dtype of Python floats (``get_default_dtype``)
-# ``set_default_tensor_type``       deprecated: use the dtype and device setters
-# ``torch.set_default_device(d)``   device of new tensors (``get_default_device``)
-# ``torch.set_printoptions(...)``   print precision, threshold, ``profile``
-# ``torch.set_flush_denormal(b)``   subnormals read as zero on x86
-# ``torch.result_type(a, b)``       dtype of an operation's result
-# ``torch.promote_types(d1, d2)``   common dtype of two dtypes
-# ``torch.can_cast(d1, d2)``        is the cast allowed in place
-# ``torch.finfo(d)``                float limits (``torch.iinfo`` for integers)
-# ``torch.double`` etc.             aliases of ``float64`` and the other dtypes
-# ``torch.LongTensor(data)``        legacy: ``torch.tensor(data, dtype=torch.long)``
-# ================================  ==================================================

@@ -2,17 +2,27 @@ r"""
 Quantized tensors
 =================
 
-Affine quantization stores each value as a small integer ``q`` and recovers it
-as ``(q - zero_point) * scale``. This page creates quantized tensors with one
-scale for the whole tensor or one per channel and reads their parts back.
-PyTorch 2.13 deprecates every function that creates a tensor of the quantized
-dtypes (``quint8``, ``qint8``, ``qint32``): ``torch.quantize_per_tensor``,
-``torch.quantize_per_channel`` and ``torch.quantize_per_tensor_dynamic``. It
-warns once per process, at the first such tensor; the first cell records that
-warning and prints it, the others silence it. New code quantizes models with
-torchao, and exported programs with PT2E quantization (``prepare_pt2e``,
-``convert_pt2e``), which has moved from ``torch.ao.quantization`` to torchao;
-the last cell checks where each lives.
+Affine quantization keeps each value as a small integer ``q`` standing for
+``(q - zero_point) * scale``; PyTorch 2.13 deprecates making such tensors, and new code
+quantizes with torchao.
+
+Summary
+-------
+
+==================================  =================================================================================================================
+You want                            Call
+==================================  =================================================================================================================
+one scale for the whole tensor      :entry:`torch.quantize_per_tensor(t, s, z, dtype) <api-torch-quantize-per-tensor>`, deprecated in 2.13
+the stored integers                 :entry:`q.int_repr() <api-torch-tensor-int-repr>`
+back to float                       :entry:`q.dequantize() <api-torch-tensor-dequantize>`
+the per-tensor scale                :entry:`q.q_scale() <api-torch-tensor-q-scale>`
+the per-tensor zero point           :entry:`q.q_zero_point() <api-torch-tensor-q-zero-point>`, ``q.qscheme()``
+one scale per slice along ``axis``  :entry:`torch.quantize_per_channel(t, s, z, axis, dt) <api-torch-quantize-per-channel>`, deprecated in 2.13
+the per-channel parameters          :entry:`q.q_per_channel_scales() <api-torch-tensor-q-per-channel-scales>`, ``_zero_points()``, ``_axis()``
+scale chosen from the data          :entry:`torch.quantize_per_tensor_dynamic(t, dtype) <api-torch-quantize-per-tensor-dynamic>`, deprecated in 2.13
+to quantize a model today           :entry:`torchao.quantization.quantize_(m, cfg) <api-torchao-quantization>`
+to quantize an exported model       :entry:`prepare_pt2e / convert_pt2e <api-torchao-quantization>`, from ``torchao.quantization.pt2e.quantize_pt2e``
+==================================  =================================================================================================================
 """
 
 # %%
@@ -20,8 +30,11 @@ the last cell checks where each lives.
 #
 # torch.quantize_per_tensor
 # -------------------------
-# Deprecated in 2.13. One ``scale`` and ``zero_point`` for every element; values
-# outside the integer range saturate (``qint8`` stops at 127 * 0.05 = 6.35 here).
+# One ``scale`` and ``zero_point`` for every element; values outside the integer
+# range saturate (``qint8`` stops at 127 * 0.05 = 6.35 here). PyTorch 2.13
+# deprecates every call that creates a ``quint8``, ``qint8`` or ``qint32`` tensor
+# and warns once per process, at the first one: this cell records the warning,
+# the cells below silence it.
 import warnings
 
 import torch
@@ -46,6 +59,8 @@ q
 # The stored integers as an ordinary ``int8`` or ``uint8`` tensor.
 import warnings
 
+import torch
+
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
     q = torch.quantize_per_tensor(torch.tensor([-0.2, 0.0, 0.33, 10.0]), 0.05, 0, torch.qint8)
@@ -60,6 +75,8 @@ q.int_repr()
 # clipping error.
 import warnings
 
+import torch
+
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
     q = torch.quantize_per_tensor(torch.tensor([-0.2, 0.0, 0.33, 10.0]), 0.05, 0, torch.qint8)
@@ -72,6 +89,8 @@ q.dequantize()
 # --------------------
 # The scale of a per-tensor quantized tensor, as a Python float.
 import warnings
+
+import torch
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
@@ -86,6 +105,8 @@ q.q_scale()
 # The zero point, the integer that represents 0.0; ``qscheme()`` names the scheme.
 import warnings
 
+import torch
+
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
     q = torch.quantize_per_tensor(torch.tensor([-0.2, 0.0, 0.33, 10.0]), 0.05, 0, torch.qint8)
@@ -99,6 +120,8 @@ print(q.q_zero_point(), q.qscheme())
 # Deprecated in 2.13, with the same warning. One scale and zero point per slice
 # along ``axis``, for rows with very different ranges (the output channels of a weight).
 import warnings
+
+import torch
 
 weights = torch.tensor([[-0.5, 0.25], [1.0, 3.0]])
 with warnings.catch_warnings():
@@ -121,6 +144,8 @@ qc.int_repr()
 # ``q_per_channel_axis()`` return the other parameters.
 import warnings
 
+import torch
+
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
     qc = torch.quantize_per_channel(
@@ -141,6 +166,8 @@ print(qc.q_per_channel_scales(), qc.q_per_channel_zero_points(), qc.q_per_channe
 # the tensor's own min and max (``reduce_range`` keeps one bit of headroom).
 import warnings
 
+import torch
+
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*quantized tensor creation functions")
     qd = torch.quantize_per_tensor_dynamic(
@@ -150,6 +177,8 @@ print(round(qd.q_scale(), 6), qd.q_zero_point())
 qd.dequantize()
 
 # %%
+# .. _api-torchao-quantization:
+#
 # Successors: torchao and PT2E quantization
 # -----------------------------------------
 # Model quantization moves to the separate ``torchao`` package
@@ -161,6 +190,8 @@ qd.dequantize()
 # these modules this installation has.
 import importlib.util
 
+import torch
+
 for module in (
     "torch.ao.quantization.quantize_pt2e",
     "torchao.quantization",
@@ -171,21 +202,3 @@ for module in (
     except ModuleNotFoundError:  # a parent package is missing
         found = False
     print(f"{module:42} {'importable' if found else 'not importable here'}")
-
-# %%
-# Summary
-# -------
-#
-# ============================================  ============================================
-# Call                                          Does
-# ============================================  ============================================
-# ``torch.quantize_per_tensor(t, s, z, dt)``    quantize with one scale (deprecated in 2.13)
-# ``torch.quantize_per_channel(t, s, z, ax)``   quantize with one scale per slice (deprecated in 2.13)
-# ``torch.quantize_per_tensor_dynamic``         choose scale from the data (deprecated in 2.13)
-# ``q.int_repr()``                              stored integers
-# ``q.dequantize()``                            back to float
-# ``q.q_scale() / q.q_zero_point()``            per-tensor parameters
-# ``q.q_per_channel_scales()``                  per-channel parameters
-# ``torchao.quantization.quantize_(m, cfg)``    the successor for quantizing models
-# ``prepare_pt2e`` / ``convert_pt2e``           PT2E quantization of an exported model, from ``torchao.quantization.pt2e.quantize_pt2e``
-# ============================================  ============================================

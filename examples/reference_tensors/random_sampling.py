@@ -2,13 +2,30 @@ r"""
 Random sampling and generators
 ==============================
 
-Where random numbers come from in PyTorch: the global generator and its seed,
-private ``torch.Generator`` objects, the sampling functions (uniform, normal,
-integers, permutations, categorical, Bernoulli, Poisson), the in-place samplers
-that refill an existing tensor, and saving or isolating the generator's state.
-The site reseeds before every page, so the draws below repeat from build to
-build; the same seed gives the same numbers on the same PyTorch and device,
-not across versions or devices.
+Seeds, private generators, the sampling functions, the in-place samplers, and saving or
+isolating the random state.
+
+Summary
+-------
+
+=====================================  =================================================================================================
+You want                               Call
+=====================================  =================================================================================================
+repeatable draws on every device       :entry:`torch.manual_seed(s) <api-torch-manual-seed>`, ``initial_seed()`` reads it
+a private stream                       :entry:`torch.Generator().manual_seed(s) <api-torch-generator>`, pass ``generator=``
+uniform on [0, 1), or standard normal  :entry:`torch.rand(shape) <api-torch-rand>`, ``randn``, ``rand_like``
+integers in [low, high)                :entry:`torch.randint(low, high, shape) <api-torch-randint>`
+a shuffled ``arange(n)``               :entry:`torch.randperm(n) <api-torch-randperm>`
+indices drawn by weight                :entry:`torch.multinomial(w, k) <api-torch-multinomial>`, ``replacement=True`` to repeat
+0 or 1, 1 with probability ``p``       :entry:`torch.bernoulli(p) <api-torch-bernoulli>`
+normal draws per element               :entry:`torch.normal(mean, std) <api-torch-normal>`
+Poisson counts per element             :entry:`torch.poisson(rate) <api-torch-poisson>`
+refill a tensor in place               :entry:`t.uniform_(a, b) <api-torch-tensor-uniform>`, ``t.normal_(m, s)``
+other in-place samplers                :entry:`t.exponential_(rate) <api-torch-tensor-exponential>`, ``cauchy_``, ``geometric_``, ...
+score a sample, backprop through it    :entry:`Categorical(logits=l).log_prob(a) <api-torch-distributions>`, ``rsample`` keeps the graph
+save and restore the stream            :entry:`torch.get_rng_state() <api-torch-get-rng-state>`, ``set_rng_state(s)``
+draw without disturbing the stream     :entry:`torch.random.fork_rng() <api-torch-random-fork-rng>`
+=====================================  =================================================================================================
 """
 
 # %%
@@ -17,7 +34,8 @@ not across versions or devices.
 # torch.manual_seed
 # -----------------
 # Seeds the default generator of the CPU and of every GPU, so the draws that
-# follow repeat; ``initial_seed`` reads the seed back.
+# follow repeat; ``initial_seed`` reads the seed back. A seed repeats its numbers
+# on the same PyTorch version and device only, not across versions or devices.
 import torch
 
 torch.manual_seed(42)
@@ -52,6 +70,7 @@ print("global stream untouched:", torch.equal(torch.rand(1), next_global))
 # ``rand_like`` and ``randn_like`` copy another tensor's shape and dtype.
 import torch
 
+torch.manual_seed(0)
 print(torch.rand(2, 3))
 print(torch.randn(3, dtype=torch.float64))
 print(torch.randn_like(torch.zeros(2, dtype=torch.bfloat16)))
@@ -65,6 +84,7 @@ print(torch.randn_like(torch.zeros(2, dtype=torch.bfloat16)))
 # tuple even for one dimension. The result is ``int64``.
 import torch
 
+torch.manual_seed(0)
 dice = torch.randint(1, 7, (10,))
 print(dice, dice.dtype)
 print(torch.randint(2, (2, 4)))  # coin flips: 0 or 1
@@ -78,6 +98,7 @@ print(torch.randint(2, (2, 4)))  # coin flips: 0 or 1
 # without repeating any.
 import torch
 
+torch.manual_seed(0)
 rows = torch.arange(10, 70, 10)
 order = torch.randperm(len(rows))
 print(order, rows[order])
@@ -92,6 +113,7 @@ print(order, rows[order])
 # Without ``replacement=True`` an index comes out at most once.
 import torch
 
+torch.manual_seed(0)
 weights = torch.tensor([0.1, 0.0, 0.6, 0.3])
 print(torch.multinomial(weights, 10, replacement=True))
 print(torch.multinomial(weights, 3))  # index 1 (weight 0) never comes out
@@ -105,6 +127,7 @@ print(torch.multinomial(weights, 3))  # index 1 (weight 0) never comes out
 # tensor: a hand-made dropout mask.
 import torch
 
+torch.manual_seed(0)
 keep = torch.bernoulli(torch.full((12,), 0.75))
 print(keep, f"kept {int(keep.sum())} of 12")
 
@@ -117,6 +140,7 @@ print(keep, f"kept {int(keep.sum())} of 12")
 # broadcast); a standard deviation of 0 returns the mean exactly.
 import torch
 
+torch.manual_seed(0)
 print(torch.normal(torch.tensor([0.0, 10.0, 100.0]), torch.tensor([1.0, 0.1, 0.0])))
 print(torch.normal(2.0, 0.5, size=(3,)))  # scalar mean and std need size=
 
@@ -129,6 +153,7 @@ print(torch.normal(2.0, 0.5, size=(3,)))  # scalar mean and std need size=
 # its rate (mean); the result keeps the input's float dtype.
 import torch
 
+torch.manual_seed(0)
 print(torch.poisson(torch.tensor([0.5, 5.0, 50.0, 500.0])))
 
 # %%
@@ -140,6 +165,7 @@ print(torch.poisson(torch.tensor([0.5, 5.0, 50.0, 500.0])))
 # way ``torch.nn.init`` initialises weights.
 import torch
 
+torch.manual_seed(0)
 weight = torch.empty(2, 4)
 print(weight.uniform_(-0.5, 0.5))
 print(weight.normal_(mean=0.0, std=0.02))
@@ -155,6 +181,7 @@ print(weight.normal_(mean=0.0, std=0.02))
 # ``[from, to)``). ``torch.distributions`` has many more, with log-densities.
 import torch
 
+torch.manual_seed(0)
 buf = torch.empty(6)
 for name, sample in [
     ("exponential_(rate 2)", lambda t: t.exponential_(2.0)),
@@ -204,6 +231,7 @@ print("sample does not:        ", normal.sample((3,)).requires_grad)
 # GPU). Checkpoints store it to resume training exactly.
 import torch
 
+torch.manual_seed(0)
 state = torch.get_rng_state()
 before = torch.rand(3)
 torch.set_rng_state(state)
@@ -225,26 +253,3 @@ torch.manual_seed(0)
 with torch.random.fork_rng():
     torch.rand(1000)  # a thousand draws that do not count
 print(expected, torch.equal(expected, torch.rand(2)))
-
-# %%
-# Summary
-# -------
-#
-# ===========================================  ================================================
-# Call                                         Draws or does
-# ===========================================  ================================================
-# ``torch.manual_seed(s)``                     seed every device's default generator
-# ``torch.Generator().manual_seed(s)``         a private stream, passed as ``generator=``
-# ``torch.rand(shape)`` / ``randn``            uniform on [0, 1) / standard normal
-# ``torch.randint(low, high, shape)``          integers in [low, high)
-# ``torch.randperm(n)``                        a shuffled ``arange(n)``
-# ``torch.multinomial(w, k, replacement)``     indices weighted by ``w``
-# ``torch.bernoulli(p)``                       0 or 1, 1 with probability ``p``
-# ``torch.normal(mean, std)``                  normal draws per element
-# ``torch.poisson(rate)``                      Poisson counts per element
-# ``t.uniform_(a, b)`` / ``t.normal_(m, s)``   refill ``t`` in place
-# ``t.exponential_``, ``cauchy_``, ...         other in-place samplers
-# ``Categorical(logits=l).log_prob(a)``        score a sample; ``rsample`` to backprop through it
-# ``torch.get_rng_state`` / ``set_rng_state``  save and restore the stream
-# ``torch.random.fork_rng()``                  draw without disturbing the stream
-# ===========================================  ================================================

@@ -2,10 +2,40 @@ r"""
 Shapes, views and memory layout
 ===============================
 
-Changing a tensor's shape or the order of its dimensions, repeating and
-reversing it, and reading the strides that say where each element sits in
-memory. Most of these calls return views that share memory with their input;
-the entries say which ones copy.
+Changing shape and dimension order, repeating and reversing, and reading the strides;
+most calls return views that share memory with the input, and the entries say which ones
+copy.
+
+Summary
+-------
+
+===================================  =============================================================================
+You want                             Call
+===================================  =============================================================================
+a new shape, a view when possible    :entry:`torch.reshape(t, shape) <api-torch-reshape>`, ``-1`` infers one size
+a new shape, a view or an error      :entry:`t.view(shape) <api-torch-tensor-view>`
+every dimension reordered            :entry:`torch.permute(t, dims) <api-torch-permute>`
+two dimensions swapped               :entry:`torch.transpose(t, a, b) <api-torch-transpose>`
+a matrix transposed                  :entry:`torch.t(t) <api-torch-t>`, ``.mT`` for batches
+some dimensions moved                :entry:`torch.movedim(t, src, dst) <api-torch-movedim>`
+the same, NumPy's name               :entry:`torch.moveaxis(t, src, dst) <api-torch-moveaxis>`
+``transpose``, NumPy's name          :entry:`torch.swapaxes(t, a, b) <api-torch-swapaxes>`
+``transpose``, a third name          :entry:`torch.swapdims(t, a, b) <api-torch-swapdims>`
+size-1 dimensions dropped            :entry:`torch.squeeze(t, dim) <api-torch-squeeze>`
+a size-1 dimension added             :entry:`torch.unsqueeze(t, dim) <api-torch-unsqueeze>`
+a range of dimensions merged         :entry:`torch.flatten(t, start_dim, end_dim) <api-torch-flatten>`
+broadcast without copying            :entry:`t.expand(sizes) <api-torch-tensor-expand>`
+the whole tensor copied ``n`` times  :entry:`t.repeat(counts) <api-torch-tensor-repeat>`
+the same, NumPy style                :entry:`torch.tile(t, counts) <api-torch-tile>`
+each element repeated                :entry:`torch.repeat_interleave(t, n) <api-torch-repeat-interleave>`
+reversed, as a copy                  :entry:`torch.flip(t, dims) <api-torch-flip>`
+a cyclic shift                       :entry:`torch.roll(t, shifts, dims) <api-torch-roll>`
+sliding windows                      :entry:`t.unfold(dim, size, step) <api-torch-tensor-unfold>`
+row-major memory                     :entry:`t.contiguous() <api-torch-tensor-contiguous>`
+element steps per dimension          :entry:`t.stride() <api-torch-tensor-stride>`
+where a view starts in its storage   :entry:`t.storage_offset() <api-torch-tensor-storage-offset>`
+a resize in place                    :entry:`t.resize_(shape) <api-torch-tensor-resize>`, may drop or add elements
+===================================  =============================================================================
 """
 
 # %%
@@ -28,6 +58,8 @@ torch.reshape(x, (-1, 2)).shape
 # -----------------
 # Like ``reshape`` but never copies: it raises when the memory layout cannot
 # express the new shape (typically after a transpose).
+import torch
+
 m = torch.arange(6.0).reshape(2, 3)
 print(m.view(3, 2).data_ptr() == m.data_ptr())
 try:
@@ -42,6 +74,8 @@ except RuntimeError as err:
 # -------------
 # Reorders all dimensions at once: output dimension ``i`` is input dimension
 # ``dims[i]``.
+import torch
+
 img = torch.zeros(2, 32, 24, 3)  # N, H, W, C
 torch.permute(img, (0, 3, 1, 2)).shape  # N, C, H, W
 
@@ -51,6 +85,8 @@ torch.permute(img, (0, 3, 1, 2)).shape  # N, C, H, W
 # torch.transpose
 # ---------------
 # Swaps two dimensions (a view).
+import torch
+
 torch.transpose(torch.arange(6).reshape(1, 2, 3), 0, 2).shape
 
 # %%
@@ -60,6 +96,8 @@ torch.transpose(torch.arange(6).reshape(1, 2, 3), 0, 2).shape
 # -------
 # Transposes a matrix; 0-D and 1-D tensors come back unchanged and more than two
 # dimensions raise (use ``transpose`` or ``.mT`` there).
+import torch
+
 print(torch.t(torch.tensor([[1, 2, 3]])))
 torch.t(torch.tensor([1, 2, 3]))
 
@@ -70,6 +108,8 @@ torch.t(torch.tensor([1, 2, 3]))
 # -------------
 # Moves the listed source dimensions to the destination positions and keeps the
 # other dimensions in their original order.
+import torch
+
 v = torch.zeros(4, 5, 6)
 print(torch.movedim(v, 0, -1).shape, torch.movedim(v, (0, 2), (2, 0)).shape)
 
@@ -79,6 +119,8 @@ print(torch.movedim(v, 0, -1).shape, torch.movedim(v, (0, 2), (2, 0)).shape)
 # torch.moveaxis
 # --------------
 # NumPy's name for ``movedim``; same arguments, same result.
+import torch
+
 torch.moveaxis(torch.zeros(4, 5, 6), 2, 0).shape
 
 # %%
@@ -87,6 +129,8 @@ torch.moveaxis(torch.zeros(4, 5, 6), 2, 0).shape
 # torch.swapaxes
 # --------------
 # NumPy's name for ``transpose``.
+import torch
+
 torch.swapaxes(torch.zeros(4, 5, 6), 0, 1).shape
 
 # %%
@@ -95,6 +139,8 @@ torch.swapaxes(torch.zeros(4, 5, 6), 0, 1).shape
 # torch.swapdims
 # --------------
 # A third name for ``transpose``, matching ``movedim``'s vocabulary.
+import torch
+
 torch.swapdims(torch.zeros(4, 5, 6), -1, 0).shape
 
 # %%
@@ -104,6 +150,8 @@ torch.swapdims(torch.zeros(4, 5, 6), -1, 0).shape
 # -------------
 # Drops dimensions of size 1: all of them, or only those listed in ``dim``
 # (an int or, since 2.0, a tuple); listed dimensions of other sizes are left alone.
+import torch
+
 s = torch.zeros(1, 3, 1, 2)
 print(torch.squeeze(s).shape, torch.squeeze(s, 0).shape, torch.squeeze(s, (1, 2)).shape)
 
@@ -114,6 +162,8 @@ print(torch.squeeze(s).shape, torch.squeeze(s, 0).shape, torch.squeeze(s, (1, 2)
 # ---------------
 # Inserts a dimension of size 1 at ``dim`` (negative counts from the end of the
 # output), for example to turn a vector into a row or a column.
+import torch
+
 r = torch.tensor([1, 2, 3])
 print(torch.unsqueeze(r, 0).shape, torch.unsqueeze(r, -1).shape)
 
@@ -123,6 +173,8 @@ print(torch.unsqueeze(r, 0).shape, torch.unsqueeze(r, -1).shape)
 # torch.flatten
 # -------------
 # Merges the dimensions from ``start_dim`` to ``end_dim`` into one.
+import torch
+
 batch = torch.zeros(8, 3, 4, 4)
 print(torch.flatten(batch).shape, torch.flatten(batch, start_dim=1).shape)
 
@@ -133,6 +185,8 @@ print(torch.flatten(batch).shape, torch.flatten(batch, start_dim=1).shape)
 # -------------------
 # Broadcasts size-1 dimensions to a larger size without copying (stride 0);
 # ``-1`` keeps a dimension as it is.
+import torch
+
 col = torch.tensor([[1], [2]])
 wide = col.expand(-1, 4)
 print(wide, wide.stride())
@@ -144,6 +198,8 @@ print(wide, wide.stride())
 # -------------------
 # Copies the whole tensor the given number of times along each dimension (extra
 # leading counts add dimensions).
+import torch
+
 torch.tensor([1, 2]).repeat(2, 3)
 
 # %%
@@ -153,6 +209,8 @@ torch.tensor([1, 2]).repeat(2, 3)
 # ----------
 # NumPy-style ``repeat``: fewer counts than dimensions are padded with 1 on the
 # left instead of raising.
+import torch
+
 torch.tile(torch.tensor([[1, 2], [3, 4]]), (2,))
 
 # %%
@@ -162,6 +220,8 @@ torch.tile(torch.tensor([[1, 2], [3, 4]]), (2,))
 # -----------------------
 # Repeats each element (not the whole tensor) in place; the counts may differ per
 # element.
+import torch
+
 print(torch.repeat_interleave(torch.tensor([1, 2, 3]), 2))
 torch.repeat_interleave(torch.tensor([1, 2, 3]), torch.tensor([3, 0, 1]))
 
@@ -171,6 +231,8 @@ torch.repeat_interleave(torch.tensor([1, 2, 3]), torch.tensor([3, 0, 1]))
 # torch.flip
 # ----------
 # Reverses the order along the listed dimensions; unlike NumPy this copies.
+import torch
+
 torch.flip(torch.arange(6).reshape(2, 3), dims=(1,))
 
 # %%
@@ -180,6 +242,8 @@ torch.flip(torch.arange(6).reshape(2, 3), dims=(1,))
 # ----------
 # Shifts elements cyclically, so what falls off one end comes back at the other
 # (without ``dims`` the tensor is rolled as if flat).
+import torch
+
 print(torch.roll(torch.arange(5), shifts=2))
 torch.roll(torch.arange(6).reshape(2, 3), shifts=-1, dims=1)
 
@@ -190,6 +254,8 @@ torch.roll(torch.arange(6).reshape(2, 3), shifts=-1, dims=1)
 # -------------------
 # Sliding windows of length ``size`` every ``step`` elements along one
 # dimension, as a view with a new last dimension.
+import torch
+
 torch.arange(1, 8).unfold(0, 3, 2)
 
 # %%
@@ -199,6 +265,8 @@ torch.arange(1, 8).unfold(0, 3, 2)
 # -----------------------
 # Returns the tensor itself when its memory is already row-major
 # (``is_contiguous``), otherwise a row-major copy.
+import torch
+
 tr = torch.arange(6).reshape(2, 3).t()
 fixed = tr.contiguous()
 print(tr.is_contiguous(), fixed.is_contiguous(), fixed.contiguous() is fixed)
@@ -209,6 +277,8 @@ print(tr.is_contiguous(), fixed.is_contiguous(), fixed.contiguous() is fixed)
 # torch.Tensor.stride
 # -------------------
 # How many elements to skip in memory to move one step along each dimension.
+import torch
+
 grid = torch.zeros(3, 4, 5)
 print(grid.stride(), grid.stride(1), grid.permute(2, 0, 1).stride())
 
@@ -218,6 +288,8 @@ print(grid.stride(), grid.stride(1), grid.permute(2, 0, 1).stride())
 # torch.Tensor.storage_offset
 # ---------------------------
 # Where a view starts in its storage, counted in elements.
+import torch
+
 seq = torch.arange(10)
 print(seq.storage_offset(), seq[4:].storage_offset(), seq.view(2, 5)[1].storage_offset())
 
@@ -228,32 +300,7 @@ print(seq.storage_offset(), seq[4:].storage_offset(), seq.view(2, 5)[1].storage_
 # ---------------------
 # Changes the shape in place, keeping the first elements in memory order and
 # leaving any new ones uninitialised; ``reshape`` is almost always what you want.
+import torch
+
 r = torch.arange(6)
 r.resize_(2, 2)
-
-# %%
-# Summary
-# -------
-#
-# ==================================  ==============================================
-# Call                                Does
-# ==================================  ==============================================
-# ``torch.reshape(t, shape)``         new shape, view if possible
-# ``t.view(shape)``                   new shape, always a view or an error
-# ``torch.permute(t, dims)``          reorder every dimension
-# ``torch.transpose(t, a, b)``        swap two dimensions (``swapaxes``, ``swapdims``)
-# ``torch.t(t)``                      transpose a matrix
-# ``torch.movedim(t, src, dst)``      move some dimensions (``moveaxis``)
-# ``torch.squeeze / unsqueeze``       drop / add size-1 dimensions
-# ``torch.flatten(t, s, e)``          merge a range of dimensions
-# ``t.expand(sizes)``                 broadcast without copying
-# ``t.repeat(counts)``                copy the whole tensor (``torch.tile``)
-# ``torch.repeat_interleave(t, n)``   repeat each element
-# ``torch.flip(t, dims)``             reverse
-# ``torch.roll(t, k, dims)``          cyclic shift
-# ``t.unfold(dim, size, step)``       sliding windows
-# ``t.contiguous()``                  row-major memory
-# ``t.stride()``                      element steps per dimension
-# ``t.storage_offset()``              start of a view in its storage
-# ``t.resize_(shape)``                in-place resize, may drop or add elements
-# ==================================  ==============================================

@@ -2,14 +2,32 @@ r"""
 Sparse tensors
 ==============
 
-Storing only the non-zero entries: the coordinate (COO) layout, the
-compressed row and column layouts (CSR, CSC) and their blocked versions
-(BSR, BSC), how to convert between them and dense tensors, and how to
-multiply with them. Two things in PyTorch 2.13 print warnings unless handled:
-the constructors warn that invariant checks are off unless you pass
-``check_invariants=``, and the first compressed-layout tensor of a process
-warns that those layouts are in beta; the cells below pass the flag and catch
-the beta warning with ``warnings.catch_warnings()``.
+Storing only the non-zero entries in the COO, CSR, CSC, BSR and BSC layouts, converting
+to and from dense, and multiplying.
+
+Summary
+-------
+
+=================================  =============================================================================================================
+You want                           Call
+=================================  =============================================================================================================
+COO from indices and values        :entry:`torch.sparse_coo_tensor(idx, v, size) <api-torch-sparse-coo-tensor>`, ``check_invariants=True``
+dense to COO                       :entry:`t.to_sparse() <api-torch-tensor-to-sparse>`, ``sparse_dim`` keeps dims dense
+the indices of a COO tensor        :entry:`s.indices() <api-torch-tensor-indices>`, ``s._nnz()`` counts them
+the values of a COO tensor         :entry:`s.values() <api-torch-tensor-values>`
+sorted indices, duplicates summed  :entry:`s.coalesce() <api-torch-tensor-coalesce>`
+any sparse layout to dense         :entry:`s.to_dense() <api-torch-tensor-to-dense>`
+CSR from row pointers              :entry:`torch.sparse_csr_tensor(crow, col, v, size) <api-torch-sparse-csr-tensor>`
+dense or COO to CSR                :entry:`t.to_sparse_csr() <api-torch-tensor-to-sparse-csr>`
+the parts of a CSR tensor          :entry:`s.crow_indices() <api-torch-tensor-crow-indices>`, ``col_indices()``, ``values()``
+CSC from column pointers           :entry:`torch.sparse_csc_tensor(ccol, row, v, size) <api-torch-sparse-csc-tensor>`
+to CSC, and its parts              :entry:`t.to_sparse_csc() <api-torch-tensor-to-sparse-csc>`, ``ccol_indices()``, ``row_indices()``
+CSR over dense blocks              :entry:`torch.sparse_bsr_tensor(crow, col, blocks) <api-torch-sparse-bsr-tensor>`
+to BSR with a block size           :entry:`t.to_sparse_bsr((r, c)) <api-torch-tensor-to-sparse-bsr>`
+CSC over dense blocks              :entry:`torch.sparse_bsc_tensor(ccol, row, blocks) <api-torch-sparse-bsc-tensor>`, ``to_sparse_bsc`` converts
+a sparse-dense product             :entry:`torch.sparse.mm(s, d) <api-torch-sparse-mm>`, or ``s @ d``
+dense values on a sparse pattern   :entry:`d.sparse_mask(s) <api-torch-tensor-sparse-mask>`
+=================================  =============================================================================================================
 """
 
 # %%
@@ -34,6 +52,8 @@ coo
 # ----------------------
 # Converts a dense tensor to COO (or, with ``layout=``, to another sparse layout);
 # ``sparse_dim`` keeps trailing dimensions dense.
+import torch
+
 dense = torch.tensor([[0.0, 0.0, 1.5], [2.5, 0.0, 0.0]])
 print(dense.to_sparse())
 dense.to_sparse(sparse_dim=1)
@@ -45,6 +65,8 @@ dense.to_sparse(sparse_dim=1)
 # --------------------
 # The index tensor of a coalesced COO tensor; ``_nnz()`` counts the stored
 # entries.
+import torch
+
 sp = torch.tensor([[0.0, 0.0, 1.5], [2.5, 0.0, 0.0]]).to_sparse()
 print(sp.indices(), sp._nnz())
 
@@ -54,6 +76,8 @@ print(sp.indices(), sp._nnz())
 # torch.Tensor.values
 # -------------------
 # The stored values of a coalesced COO tensor, in index order.
+import torch
+
 sp = torch.tensor([[0.0, 0.0, 1.5], [2.5, 0.0, 0.0]]).to_sparse()
 sp.values()
 
@@ -64,6 +88,8 @@ sp.values()
 # ---------------------
 # COO allows duplicate and unsorted indices; ``coalesce`` sorts them and sums
 # duplicates, which ``indices()`` and ``values()`` require.
+import torch
+
 dup = torch.sparse_coo_tensor(
     torch.tensor([[1, 0, 1]]), torch.tensor([1.0, 2.0, 3.0]), size=(2,), check_invariants=True
 )
@@ -77,6 +103,8 @@ dup.coalesce()
 # ---------------------
 # Back to an ordinary strided tensor, zeros filled in; works for every sparse
 # layout.
+import torch
+
 coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
 coo.to_dense()
 
@@ -86,8 +114,12 @@ coo.to_dense()
 # torch.sparse_csr_tensor
 # -----------------------
 # Compressed sparse rows: ``crow_indices[i]:crow_indices[i+1]`` delimits row
-# ``i``'s entries in ``col_indices`` and ``values``.
+# ``i``'s entries in ``col_indices`` and ``values``. In 2.13 the first CSR, CSC,
+# BSR or BSC tensor of a process warns that these layouts are in beta; the cells
+# of this page catch that warning.
 import warnings
+
+import torch
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Sparse .* in beta state")
@@ -108,6 +140,8 @@ csr
 # Converts a dense or COO tensor to CSR.
 import warnings
 
+import torch
+
 coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
 
 with warnings.catch_warnings():
@@ -124,6 +158,8 @@ torch.equal(csr.to_dense(), coo.to_dense())
 # ``values()`` return the other two parts.
 import warnings
 
+import torch
+
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Sparse .* in beta state")
     csr = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse_csr()
@@ -137,6 +173,8 @@ print(csr.crow_indices(), csr.col_indices(), csr.values())
 # Compressed sparse columns: ``ccol_indices`` delimits each column's entries in
 # ``row_indices`` and ``values``.
 import warnings
+
+import torch
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Sparse .* in beta state")
@@ -157,6 +195,8 @@ csc.to_dense()
 # Converts to CSC; ``ccol_indices()`` and ``row_indices()`` read the parts.
 import warnings
 
+import torch
+
 coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
 
 with warnings.catch_warnings():
@@ -172,6 +212,8 @@ print(csc.ccol_indices(), csc.row_indices(), csc.values())
 # CSR over dense blocks: each stored value is a whole ``(r, c)`` block, here
 # 2x2 blocks of a 2x4 matrix.
 import warnings
+
+import torch
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Sparse .* in beta state")
@@ -192,6 +234,8 @@ bsr.to_dense()
 # Converts to BSR with the given block size, which must divide the shape.
 import warnings
 
+import torch
+
 block_dense = torch.zeros(4, 4)
 block_dense[2:, :2] = 1.0
 with warnings.catch_warnings():
@@ -206,6 +250,8 @@ print(bsr.crow_indices(), bsr.col_indices(), bsr.values().shape)
 # -----------------------
 # CSC over dense blocks (``to_sparse_bsc`` converts).
 import warnings
+
+import torch
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Sparse .* in beta state")
@@ -225,6 +271,8 @@ bsc.to_dense()
 # ---------------
 # Sparse times dense (or sparse) matrix product; ``@`` does the same when an
 # operand is sparse.
+import torch
+
 coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
 rhs = torch.ones(4, 2)
 print(torch.sparse.mm(coo, rhs))
@@ -237,27 +285,8 @@ torch.equal(coo @ rhs, coo.to_dense() @ rhs)
 # ------------------------
 # Keeps the entries of a dense tensor at the positions stored in a sparse one,
 # as a sparse tensor with that pattern.
+import torch
+
 coo = torch.tensor([[0.0, 0.0, 5.0, 0.0], [6.0, 0.0, 0.0, 7.0]]).to_sparse()
 full = torch.arange(8.0).reshape(2, 4)
 full.sparse_mask(coo.coalesce())
-
-# %%
-# Summary
-# -------
-#
-# ==========================================  ============================================
-# Call                                        Does
-# ==========================================  ============================================
-# ``torch.sparse_coo_tensor(idx, v, size)``   COO from indices and values
-# ``t.to_sparse()``                           dense to COO
-# ``s.indices() / s.values()``                parts of a coalesced COO tensor
-# ``s.coalesce()``                            sort indices, sum duplicates
-# ``s.to_dense()``                            any sparse layout to dense
-# ``torch.sparse_csr_tensor``                 CSR from row pointers (``to_sparse_csr``)
-# ``s.crow_indices() / col_indices()``        parts of CSR
-# ``torch.sparse_csc_tensor``                 CSC from column pointers (``to_sparse_csc``)
-# ``torch.sparse_bsr_tensor``                 blocked CSR (``to_sparse_bsr``)
-# ``torch.sparse_bsc_tensor``                 blocked CSC (``to_sparse_bsc``)
-# ``torch.sparse.mm(s, d)``                   sparse-dense product (``@``)
-# ``d.sparse_mask(s)``                        dense values on a sparse pattern
-# ==========================================  ============================================
