@@ -137,6 +137,11 @@ the unit  :entry:`UNIT <api-minisite-unit>`
 from cheatsheet.minisite import UNIT
 
 print("unit", UNIT)
+
+# %%
+from cheatsheet import compare
+
+compare({"abs": abs, "neg": lambda x: -x}, -1.0, budget_s=0.2, min_rounds=6).verdicts()
 '''
 
 FAILS = '''r"""
@@ -264,6 +269,24 @@ def passing_build(project: Path) -> subprocess.CompletedProcess[str]:
 
 def test_a_good_site_builds_without_warnings(passing_build):
     assert passing_build.returncode == 0, passing_build.stdout + passing_build.stderr
+
+
+def test_each_page_leaves_a_record_of_what_it_measured(project, passing_build):
+    import json
+
+    import jsonschema
+
+    from cheatsheet import records
+
+    folder = project / "_build" / "html" / "_records" / "basics"
+    found = sorted(p.stem for p in folder.glob("*.json"))
+    assert found == sorted(PAGES)
+    for path in folder.glob("*.json"):
+        jsonschema.validate(json.loads(path.read_text()), records.schema())
+    measured = json.loads((folder / "uses_helpers.json").read_text())
+    assert [c["key"] for c in measured["comparisons"]] == ["abs vs neg"]
+    assert measured["page"] == "basics/uses_helpers"
+    assert json.loads((folder / "reads_state.json").read_text())["comparisons"] == []
 
 
 def test_pages_run_in_header_order_and_start_from_a_clean_state(project, passing_build):

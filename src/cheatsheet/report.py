@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from cheatsheet import records
 from cheatsheet.stats import CONFIDENCE, median_interval, quartiles
 from cheatsheet.timing import Measurement, format_seconds, interleave
 
@@ -237,9 +238,7 @@ class Comparison:
         """Every timing and ratio as plain data, ready for ``json.dumps``."""
         return {
             "baseline": self.baseline,
-            "measurements": [
-                {**asdict(m), "median_s": m.median_s, "iqr_s": m.iqr_s} for m in self.measurements
-            ],
+            "measurements": [m.as_dict() for m in self.measurements],
             "ratios": [r.as_dict() for r in self.ratios],
         }
 
@@ -374,7 +373,9 @@ def compare(
     base = baseline if baseline is not None else measurements[0].label
     base_m = next(m for m in measurements if m.label == base)
     ratios = tuple(_paired_ratio(base_m, m) for m in measurements if m.label != base)
-    return Comparison(measurements, base, ratios)
+    result = Comparison(measurements, base, ratios)
+    records.note("comparison", result.as_dict())
+    return result
 
 
 @dataclass(frozen=True)

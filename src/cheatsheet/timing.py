@@ -14,11 +14,12 @@ import textwrap
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 
+from cheatsheet import records
 from cheatsheet.device import available_devices, check_device, synchronize
 from cheatsheet.stats import quartiles
 
@@ -153,6 +154,10 @@ class Measurement:
     def few_runs(self) -> bool:
         """Whether the budget ran out before ``runs_wanted`` blocks were timed."""
         return self.runs < self.runs_wanted
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field, the median and the spread, ready for ``json.dumps``."""
+        return {**asdict(self), "median_s": self.median_s, "iqr_s": self.iqr_s}
 
     def _summary(self) -> str:
         return (
@@ -401,7 +406,7 @@ def benchmark(
         while len(totals) < _FEWEST_RUNS or (_clock() < deadline and len(totals) < _MAX_RUNS):
             totals.append(block(number))
 
-    return Measurement(
+    measured = Measurement(
         label=name,
         times_s=tuple(t / number for t in totals),
         calls_per_run=number,
@@ -410,6 +415,8 @@ def benchmark(
         device=str(dev),
         runs_wanted=min_runs,
     )
+    records.note("measurement", measured.as_dict())
+    return measured
 
 
 def _label(label: Any, fn: Any) -> str:

@@ -1,0 +1,108 @@
+"""What a run measured, kept as plain data that another build can show.
+
+Every :func:`cheatsheet.compare` and :func:`cheatsheet.benchmark` call notes its result
+here. The site's build takes the notes after each page and writes them, with the
+machine stamp, the commit and the date, as one JSON record per page (the format is
+``record.schema.json`` beside this module). Records collected from other machines in
+the repository's ``results/`` folder are shown on the page beside the live result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from importlib import resources
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_notes: list[dict[str, Any]] = []
+
+
+def note(kind: str, data: dict[str, Any]) -> None:
+    """Keep one result (``kind`` is ``"comparison"`` or ``"measurement"``) for the record."""
+    _notes.append({"kind": kind, **data})
+
+
+def take() -> list[dict[str, Any]]:
+    """Return the results noted since the last call, and forget them."""
+    taken = list(_notes)
+    _notes.clear()
+    return taken
+
+
+def comparison_key(labels: list[str], seen: dict[str, int]) -> str:
+    """Name a comparison by its candidates, numbered when a page repeats them.
+
+    ``seen`` counts the keys given so far on the page, so the second comparison of
+    the same candidates is ``"eager vs compiled #2"``.
+    """
+    base = " vs ".join(labels)
+    seen[base] = seen.get(base, 0) + 1
+    return base if seen[base] == 1 else f"{base} #{seen[base]}"
+
+
+def machine_id(machine: dict[str, Any]) -> str:
+    """Return a short, stable, file-name-safe name for a machine stamp.
+
+    Built from the CPU model, the core count and the GPUs, e.g.
+    ``amd-epyc-9454-2c`` or ``intel-xeon-8480-16c-nvidia-h100-80gb``.
+    """
+    parts = [machine["cpu"], f"{machine['logical_cores']}c", *machine.get("gpus", [])]
+    text = "-".join(parts).lower()
+    text = re.sub(r"\(r\)|\(tm\)|processor|cpu @ [\d.]+ghz|\d+-core", "", text)
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
+    return slug[:80].rstrip("-") or "unknown-machine"
+
+
+def page_record(
+    page: str,
+    source: str,
+    notes: list[dict[str, Any]],
+    machine: dict[str, Any],
+    commit: str,
+    date: str,
+) -> dict[str, Any]:
+    """Assemble the record of one page from the results it noted.
+
+    Parameters
+    ----------
+    page : str
+        The page's path in the gallery without suffix, e.g. ``"pytorch2/sdpa"``.
+    source : str
+        The example's source text; its digest tells a later build whether the
+        benchmark it shows is still the one recorded.
+    notes : list of dict
+        What :func:`take` returned after the page ran.
+    machine : dict
+        :meth:`cheatsheet.Environment.as_dict` of the machine that ran it.
+    commit, date : str
+        The repository commit and the UTC date (ISO) of the run.
+    """
+    seen: dict[str, int] = {}
+    comparisons, measurements = [], []
+    for n in notes:
+        data = {k: v for k, v in n.items() if k != "kind"}
+        if n["kind"] == "comparison":
+            labels = [m["label"] for m in data["measurements"]]
+            comparisons.append({"key": comparison_key(labels, seen), **data})
+        else:
+            measurements.append(data)
+    return {
+        "schema": SCHEMA_VERSION,
+        "page": page,
+        "source_sha256": hashlib.sha256(source.encode("utf-8")).hexdigest(),
+        "machine_id": machine_id(machine),
+        "machine": machine,
+        "commit": commit,
+        "date": date,
+        "comparisons": comparisons,
+        "measurements": measurements,
+    }
+
+
+def schema() -> dict[str, Any]:
+    """Return the JSON schema every page record follows."""
+    text = resources.files(__package__).joinpath("record.schema.json").read_text("utf-8")
+    return json.loads(text)

@@ -1,0 +1,141 @@
+"""Page records: what compare() and benchmark() note, the record format, the site's records."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+import torch
+
+from cheatsheet import benchmark, compare, records
+
+MACHINE = {
+    "cpu": "AMD EPYC 9454 48-Core Processor",
+    "logical_cores": 2,
+    "torch_threads": 2,
+    "gpus": [],
+    "torch_version": "2.13.0+cpu",
+    "cuda_version": "none",
+    "python_version": "3.11.7",
+    "os": "Linux 6.1",
+    "inductor_cpp_compiler": "/usr/bin/g++",
+    "date": "2026-11-23",
+    "can_compile": True,
+}
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_notes():
+    records.take()
+    yield
+    records.take()
+
+
+def _record(notes, **changes):
+    fields = {
+        "page": "pytorch2/sdpa",
+        "source": "print('hi')\n",
+        "notes": notes,
+        "machine": MACHINE,
+        "commit": "0" * 40,
+        "date": "2026-11-23T10:00:00+00:00",
+    }
+    return records.page_record(**{**fields, **changes})
+
+
+@pytest.mark.slow
+def test_compare_and_benchmark_note_what_they_measured():
+    x = torch.ones(8)
+    compare({"relu": torch.relu, "abs": torch.abs}, x, budget_s=0.2, min_rounds=6)
+    benchmark(torch.neg, x, budget_s=0.1, min_runs=3)
+    notes = records.take()
+    assert [n["kind"] for n in notes] == ["comparison", "measurement"]
+    assert [m["label"] for m in notes[0]["measurements"]] == ["relu", "abs"]
+    assert notes[1]["label"] == "neg"
+    assert records.take() == []
+
+
+@pytest.mark.slow
+def test_a_record_of_real_results_follows_the_schema():
+    x = torch.ones(8)
+    compare({"relu": torch.relu, "abs": torch.abs}, x, budget_s=0.2, min_rounds=6)
+    benchmark(torch.neg, x, budget_s=0.1, min_runs=3)
+    record = json.loads(json.dumps(_record(records.take())))
+    jsonschema.validate(record, records.schema())
+    assert record["comparisons"][0]["ratios"][0]["sentence"].startswith("abs is")
+
+
+def test_the_same_candidates_twice_on_a_page_get_numbered_keys():
+    comparison = {
+        "kind": "comparison",
+        "baseline": "a",
+        "measurements": [{"label": "a"}, {"label": "b"}],
+        "ratios": [],
+    }
+    record = _record([comparison, comparison, {**comparison, "measurements": [{"label": "c"}]}])
+    assert [c["key"] for c in record["comparisons"]] == ["a vs b", "a vs b #2", "c"]
+
+
+def test_the_schema_refuses_a_record_missing_its_machine_or_with_a_bad_verdict():
+    good = _record([])
+    jsonschema.validate(good, records.schema())
+    without_machine = {k: v for k, v in good.items() if k != "machine"}
+    with pytest.raises(jsonschema.ValidationError, match="'machine' is a required property"):
+        jsonschema.validate(without_machine, records.schema())
+    ratio = {
+        "label": "b", "baseline": "a", "speedup": 2.0, "low": 1.8, "high": 2.2,
+        "coverage": 0.95, "q1": 1.9, "q3": 2.1, "rounds": 20, "kind": "much faster",
+        "sentence": "b is 2x faster than a",
+    }  # fmt: skip
+    timing = {
+        "label": "a", "times_s": [1e-3, 1e-3], "calls_per_run": 1, "first_call_s": 0.0,
+        "threads": 1, "device": "cpu", "runs_wanted": 2, "median_s": 1e-3, "iqr_s": 0.0,
+    }  # fmt: skip
+    comparison = {
+        "key": "a vs b",
+        "baseline": "a",
+        "measurements": [timing, {**timing, "label": "b"}],
+    }
+    bad = {**good, "comparisons": [{**comparison, "ratios": [ratio]}]}
+    with pytest.raises(jsonschema.ValidationError, match="much faster"):
+        jsonschema.validate(bad, records.schema())
+
+
+def test_the_source_digest_changes_with_the_page():
+    assert _record([])["source_sha256"] != _record([], source="print('bye')\n")["source_sha256"]
+
+
+@pytest.mark.parametrize(
+    ("machine", "expected"),
+    [
+        (MACHINE, "amd-epyc-9454-2c"),
+        (
+            {
+                **MACHINE,
+                "cpu": "Intel(R) Xeon(R) Platinum 8480+",
+                "logical_cores": 16,
+                "gpus": ["NVIDIA H100 80GB HBM3 (79.1 GiB)"],
+            },
+            "intel-xeon-platinum-8480-16c-nvidia-h100-80gb-hbm3-79-1-gib",
+        ),
+        ({**MACHINE, "cpu": "???"}, "2c"),
+    ],
+)
+def test_machine_ids_are_short_stable_file_names(machine, expected):
+    assert records.machine_id(machine) == expected
+
+
+@pytest.mark.site
+def test_every_page_of_the_site_has_a_record_that_follows_the_schema(site):
+    gallery = site / "gallery"
+    pages = sorted(
+        f"{p.parent.name}/{p.stem}" for p in gallery.glob("*/*.html") if p.stem != "index"
+    )
+    found = sorted(f"{p.parent.name}/{p.stem}" for p in (site / "_records").glob("*/*.json"))
+    assert found == pages
+    schema = records.schema()
+    for page in found:
+        record = json.loads((site / "_records" / f"{page}.json").read_text(encoding="utf-8"))
+        jsonschema.validate(record, schema)
+        assert record["page"] == page
