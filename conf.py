@@ -31,6 +31,7 @@ extensions = [
     "notfound.extension",
     "sphinxext.opengraph",
     "sitebuild",
+    "machines",  # results recorded on other machines, beside the live ones
 ]
 root_doc = "index"
 stamp_pages = ["index"]

@@ -205,6 +205,9 @@ INDEX = """# Mini site
 ```{build-stamp}
 ```
 
+```{recorded-machines}
+```
+
 ```{toctree}
 gallery/index
 ```
@@ -287,6 +290,73 @@ def test_each_page_leaves_a_record_of_what_it_measured(project, passing_build):
     assert [c["key"] for c in measured["comparisons"]] == ["abs vs neg"]
     assert measured["page"] == "basics/uses_helpers"
     assert json.loads((folder / "reads_state.json").read_text())["comparisons"] == []
+
+
+def _synthetic_record(live: dict, cpu: str, **changes: object) -> dict:
+    """Test data only: the live record as if another machine had made it."""
+    import copy
+
+    from cheatsheet import records
+
+    record = copy.deepcopy(live)
+    record["machine"].update(cpu=cpu, **changes.pop("machine", {}))
+    record["machine_id"] = records.machine_id(record["machine"])
+    record.update(commit="f" * 40, date="2026-01-02T03:04:05+00:00", **changes)
+    return record
+
+
+def test_records_from_other_machines_show_beside_the_live_result(project, passing_build):
+    import json
+
+    live_path = project / "_build" / "html" / "_records" / "basics" / "uses_helpers.json"
+    live = json.loads(live_path.read_text())
+    gone = {**live["comparisons"][0], "key": "gone vs away"}
+    same = _synthetic_record(
+        live, "Test Xeon", machine={"gpus": ["Test GPU (80 GiB)"]},
+        comparisons=[*live["comparisons"], gone],
+    )  # fmt: skip
+    older = _synthetic_record(
+        live, "Test Arm", machine={"torch_version": "2.4.0"}, source_sha256="0" * 64
+    )
+    missing = _synthetic_record(live, "Test Gone", comparisons=[gone])
+    results = project / "results"
+    for record in (same, older, missing):
+        folder = results / record["machine_id"] / "basics"
+        folder.mkdir(parents=True)
+        (folder / "uses_helpers.json").write_text(json.dumps(record))
+    try:
+        result = _build(project)
+        assert result.returncode == 0, result.stdout + result.stderr
+        html = (
+            project / "_build" / "html" / "gallery" / "basics" / "uses_helpers.html"
+        ).read_text()
+        landing = (project / "_build" / "html" / "index.html").read_text()
+    finally:
+        shutil.rmtree(results)
+    soup = BeautifulSoup(html, "html.parser")
+    [table] = soup.select("#on-other-machines table")
+    assert "abs vs neg" in table.caption.get_text()
+    heads = [th.get_text(" ") for th in table.select("thead th")]
+    assert len(heads) == 4  # candidate, this build, and the two machines that ran it
+    assert "this build" in heads[1]
+    xeon = next(h for h in heads if "Test Xeon" in h)
+    arm = next(h for h in heads if "Test Arm" in h)
+    assert "Test Xeon + Test GPU (80 GiB)" in xeon
+    assert "older version" not in xeon
+    assert "another torch" not in xeon
+    assert "torch 2.4.0" in arm
+    assert "older version of this page" in arm
+    assert "another torch" in arm
+    assert "2026-01-02, commit ffffffffff" in arm
+    assert "Test Gone" not in html
+    assert "gone vs away" not in html
+    rows = [[c.get_text() for c in tr.select("th, td")] for tr in table.select("tbody tr")]
+    assert [r[0] for r in rows] == ["abs", "neg"]
+    assert rows[0][1].startswith("baseline")
+    machines = BeautifulSoup(landing, "html.parser").select_one("table.records-machines")
+    assert sorted(td.get_text() for td in machines.select("tbody tr td:first-child")) == [
+        "Test Arm", "Test Gone", "Test Xeon"
+    ]  # fmt: skip
 
 
 def test_pages_run_in_header_order_and_start_from_a_clean_state(project, passing_build):

@@ -1,0 +1,188 @@
+"""Results from other machines, shown beside the live ones, and the list of those machines.
+
+Each benchmark page shows, after its live result, the same benchmarks as recorded
+elsewhere; the landing page lists the machines.
+
+Records are the JSON files a build writes into ``_build/html/_records/`` (see
+``cheatsheet.records``); ``nox -s records`` copies them into the repository's
+``results/<machine-id>/``. A record is shown only for a benchmark the page still runs
+(same comparison key); a column is marked when the page's source or the torch version
+differs from this build's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+RESULTS_DIR = "results"
+RECORD_SUFFIX = ".record.json"  # the live record, beside the generated page
+
+
+def load_records(results: Path) -> list[dict[str, Any]]:
+    """Every record under ``results/<machine-id>/<folder>/<page>.json``."""
+    found = []
+    for path in sorted(results.glob("*/*/*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        record["_path"] = path.relative_to(results).as_posix()
+        found.append(record)
+    return found
+
+
+def _x(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _stamp(record: dict[str, Any], live: dict[str, Any] | None) -> str:
+    machine = record["machine"]
+    what = machine["cpu"] + (" + " + "; ".join(machine["gpus"]) if machine["gpus"] else "")
+    lines = [
+        html.escape(what),
+        f"torch {html.escape(machine['torch_version'])}",
+        f"{html.escape(record['date'][:10])}, commit {html.escape(record['commit'][:10])}",
+    ]
+    if live is None:
+        lines.insert(0, "<strong>this build</strong>")
+    else:
+        if record["source_sha256"] != live["source_sha256"]:
+            lines.append(
+                '<span class="record-stale">recorded with an older version of this page</span>'
+            )
+        if machine["torch_version"] != live["machine"]["torch_version"]:
+            lines.append('<span class="record-stale">another torch than this build\'s</span>')
+    return "<br>".join(lines)
+
+
+def _cell(comparison: dict[str, Any] | None, label: str) -> str:
+    if comparison is None:
+        return "not recorded"
+    if label == comparison["baseline"]:
+        median = next(m["median_s"] for m in comparison["measurements"] if m["label"] == label)
+        return f"baseline ({_x(median * 1e3)} ms)"
+    for r in comparison["ratios"]:
+        if r["label"] == label:
+            return f"{_x(r['speedup'])}x ({_x(r['low'])}–{_x(r['high'])}x), {r['kind']}"
+    return "not recorded"
+
+
+def comparison_table(key: str, live: dict[str, Any], others: list[dict[str, Any]]) -> str:
+    """One HTML table: the live result and each other machine's, for one comparison."""
+    by_key = {c["key"]: c for c in live["comparisons"]}
+    current = by_key[key]
+    labels = [m["label"] for m in current["measurements"]]
+    columns = [(live, current, None)] + [
+        (o, {c["key"]: c for c in o["comparisons"]}.get(key), live) for o in others
+    ]
+    head = "".join(f'<th scope="col">{_stamp(r, ref)}</th>' for r, _, ref in columns)
+    rows = "".join(
+        f'<tr><th scope="row"><code>{html.escape(label)}</code></th>'
+        + "".join(f"<td>{html.escape(_cell(c, label))}</td>" for _, c, _ in columns)
+        + "</tr>"
+        for label in labels
+    )
+    caption = f"{html.escape(key)}: speedup over {html.escape(current['baseline'])}, 95% interval"
+    return (
+        f'<div class="pst-scrollable-table-container"><table class="table records-table">'
+        f'<caption>{caption}</caption><thead><tr><th scope="col">candidate</th>{head}'
+        f"</tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+
+
+def _live_record(app: Sphinx, docname: str) -> dict[str, Any] | None:
+    # gallery/<folder>/<page> -> docs/gallery/<folder>/<page>.record.json
+    parts = docname.split("/")
+    if len(parts) != 3 or parts[0] != "gallery":
+        return None
+    path = Path(app.srcdir, *parts[:-1], parts[-1] + RECORD_SUFFIX)
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
+    live = _live_record(app, app.env.docname)
+    if not live or not live["comparisons"]:
+        return
+    others = [
+        r
+        for r in load_records(Path(app.confdir, RESULTS_DIR))
+        if r["page"] == live["page"] and r["machine_id"] != live["machine_id"]
+    ]
+    keys = [c["key"] for c in live["comparisons"]]
+    shown = [o for o in others if any(c["key"] in keys for c in o["comparisons"])]
+    if not shown:
+        return
+    section = nodes.section(ids=["on-other-machines"], names=["on other machines"])
+    section += nodes.title(text="On other machines")
+    section += nodes.paragraph(
+        text=(
+            "The same benchmarks as recorded on other machines (from the repository's "
+            "results/ folder), beside this build's live result."
+        )
+    )
+    for key in keys:
+        if any(key in {c["key"] for c in o["comparisons"]} for o in shown):
+            section += nodes.raw("", comparison_table(key, live, shown), format="html")
+    doctree += section
+
+
+class RecordedMachinesDirective(SphinxDirective):
+    """``.. recorded-machines::`` lists the machines the repository has records from."""
+
+    def run(self) -> list[nodes.Node]:
+        records = load_records(Path(self.env.app.confdir, RESULTS_DIR))
+        machines: dict[str, dict[str, Any]] = {}
+        for r in records:
+            seen = machines.setdefault(r["machine_id"], {"record": r, "pages": 0})
+            seen["pages"] += 1
+            if r["date"] > seen["record"]["date"]:
+                seen["record"] = r
+        if not machines:
+            return [nodes.paragraph(text="No records from other machines yet.")]
+        rows = "".join(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
+                html.escape(m["record"]["machine"]["cpu"]),
+                html.escape("; ".join(m["record"]["machine"]["gpus"]) or "none"),
+                html.escape(m["record"]["machine"]["torch_version"]),
+                f"{m['pages']} pages, latest {html.escape(m['record']['date'][:10])}",
+            )
+            for _, m in sorted(machines.items())
+        )
+        table = (
+            '<div class="pst-scrollable-table-container"><table class="table records-machines">'
+            "<caption>Machines with recorded results</caption><thead><tr>"
+            '<th scope="col">CPU</th><th scope="col">GPU</th><th scope="col">torch</th>'
+            f'<th scope="col">records</th></tr></thead><tbody>{rows}</tbody></table></div>'
+        )
+        return [nodes.raw("", table, format="html")]
+
+
+def _results_digest(results: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(results.glob("*/*/*.json")):
+        digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _reread_when_results_change(
+    app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
+    # Sphinx rereads a page when its own source changes; a new or changed record
+    # under results/ changes what the gallery pages and the landing page show.
+    digest = _results_digest(Path(app.confdir, RESULTS_DIR))
+    if getattr(env, "cheatsheet_results_digest", None) == digest:
+        return []
+    env.cheatsheet_results_digest = digest
+    return sorted(d for d in env.found_docs if d.startswith("gallery/") or d == app.config.root_doc)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("recorded-machines", RecordedMachinesDirective)
+    app.connect("doctree-read", _add_other_machines)
+    app.connect("env-get-outdated", _reread_when_results_change)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
