@@ -44,23 +44,91 @@ def _install(session: nox.Session, *groups: str) -> None:
 SITE_ENV = ROOT / ".nox" / "site"
 SITE_GROUPS = ("docs", "test", "docs-live")
 
+# `--installed-torch[=PYTHON]` builds with the torch that PYTHON (default: the Python
+# running nox) already has, a CUDA, ROCm or Apple build: the documentation dependencies
+# it lacks are installed into PYTHON's own environment, beside that torch, which is
+# never replaced. (A venv made from PYTHON would not see packages of a venv or conda
+# environment PYTHON belongs to.)
+INSTALLED_TORCH = "--installed-torch"
+INSTALLED_STAMPS = ROOT / ".nox" / "installed-torch"
 
-def _site_env(session: nox.Session) -> Callable[..., object]:
-    """Create or update the shared environment; return ``run(program, *args)`` that runs in it."""
-    bindir = SITE_ENV / ("Scripts" if sys.platform == "win32" else "bin")
+_LIST_DISTRIBUTIONS = (
+    "import importlib.metadata as m, json;"
+    "print(json.dumps({d.metadata['Name'].lower().replace('_', '-'): d.version"
+    " for d in m.distributions()}))"
+)
+
+
+def _take_installed_torch(session: nox.Session) -> str | None:
+    """Remove ``--installed-torch[=PYTHON]`` from the arguments; return that Python, if given."""
+    for arg in list(session.posargs):
+        if arg == INSTALLED_TORCH or arg.startswith(INSTALLED_TORCH + "="):
+            session.posargs.remove(arg)
+            return arg.partition("=")[2] or sys.executable
+    return None
+
+
+def _constraints_without(names: set[str], path: Path) -> Path:
+    """Write the pins of constraints.txt minus ``names`` (what PYTHON has) to ``path``."""
+    kept = []
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        name = line.split("==")[0].strip().lower().replace("_", "-")
+        if line.startswith("#") or name not in names | {"torch"}:
+            kept.append(line)
+    path.write_text("\n".join(kept) + "\n")
+    return path
+
+
+def _installed_torch_env(session: nox.Session, python: str) -> Path:
+    """Add the documentation dependencies to ``python``'s environment; return its bin folder."""
     inputs = [ROOT / "constraints.txt", ROOT / "pyproject.toml"]
+    key = hashlib.sha256(python.encode()).hexdigest()[:12]
+    stamp = INSTALLED_STAMPS / key / "installed-from"
     wanted = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()
-    stamp = SITE_ENV / "installed-from"
+
+    def distributions() -> dict[str, str]:
+        return json.loads(
+            session.run(python, "-c", _LIST_DISTRIBUTIONS, external=True, silent=True)
+        )
+
+    before = distributions()
+    if "torch" not in before:
+        session.error(f"{python} has no torch; install one there, or leave out {INSTALLED_TORCH}")
     if not (stamp.exists() and stamp.read_text() == wanted):
-        session.run_install(sys.executable, "-m", "venv", "--clear", str(SITE_ENV), external=True)
-        session.run_install(bindir / "python", "-m", "pip", "install", "--quiet",
-                            *CONSTRAINTS, "-e", str(ROOT), *_deps(*SITE_GROUPS), external=True)  # fmt: skip
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        pins = _constraints_without(set(before), stamp.parent / "constraints.txt")
+        session.run_install(python, "-m", "pip", "install", "--quiet", "-c", str(pins),
+                            "-e", str(ROOT), *_deps(*SITE_GROUPS), external=True)  # fmt: skip
+        if distributions()["torch"] != before["torch"]:
+            session.error(f"pip changed {python}'s torch ({before['torch']}); reinstall it")
         stamp.write_text(wanted)
+    session.log(f"Building with the installed torch {before['torch']} of {python}")
+    return Path(python).parent
+
+
+def _site_env(session: nox.Session, installed_torch: str | None = None) -> Callable[..., object]:
+    """Create or update the shared environment; return ``run(program, *args)`` that runs in it.
+
+    With ``installed_torch`` (a Python), run in that Python's environment instead.
+    """
+    if installed_torch:
+        bindir, env = _installed_torch_env(session, installed_torch), Path(installed_torch)
+    else:
+        env = SITE_ENV
+        bindir = env / ("Scripts" if sys.platform == "win32" else "bin")
+        inputs = [ROOT / "constraints.txt", ROOT / "pyproject.toml"]
+        wanted = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()
+        stamp = env / "installed-from"
+        if not (stamp.exists() and stamp.read_text() == wanted):
+            session.run_install(sys.executable, "-m", "venv", "--clear", str(env), external=True)
+            session.run_install(bindir / "python", "-m", "pip", "install", "--quiet",
+                                *CONSTRAINTS, "-e", str(ROOT), *_deps(*SITE_GROUPS), external=True)  # fmt: skip
+            stamp.write_text(wanted)
 
     def run(program: str, *args: str, **kwargs: object) -> object:
         found = shutil.which(program, path=str(bindir))
         if found is None:
-            session.error(f"{program} is not in {SITE_ENV}; remove that folder to reinstall")
+            session.error(f"{program} is not in {env}; remove that folder to reinstall")
         return session.run(found, *args, external=True, **kwargs)
 
     return run
@@ -73,7 +141,7 @@ def _build_site(run: Callable[..., object], *extra: str) -> None:
 @nox.session(venv_backend="none")
 def docs(session: nox.Session) -> None:
     """Build the whole site, every example executed, into _build/html/."""
-    run = _site_env(session)
+    run = _site_env(session, _take_installed_torch(session))
     if "--clean" in session.posargs:
         shutil.rmtree(ROOT / "_build", ignore_errors=True)
         shutil.rmtree(ROOT / "docs" / "gallery", ignore_errors=True)
@@ -84,7 +152,7 @@ def docs(session: nox.Session) -> None:
 @nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """Run the whole test suite (unit tests, page snippets, the built site)."""
-    run = _site_env(session)
+    run = _site_env(session, _take_installed_torch(session))
     if not (BUILD / "index.html").exists():
         session.log("No built site yet: building it first (nox -s docs does the same).")
         _build_site(run)
