@@ -2,10 +2,24 @@ r"""
 Autograd
 ========
 
-PyTorch records the operations done on tensors that require gradients and replays
-them backwards to compute derivatives. This page turns tracking on and off,
-runs ``backward``, reads ``.grad``, shows that gradients add up between calls,
-and shows the in-place edits autograd refuses.
+Autograd records what is done to tensors that require gradients and replays
+it backwards to compute derivatives.
+
+Summary
+-------
+
+=============================  ==================================================
+You want                       Call
+=============================  ==================================================
+gradients for a tensor         :entry:`torch.tensor(..., requires_grad=True) <basics-requires-grad>`, ``x.requires_grad_()``
+the same data without history  :entry:`x.detach() <basics-detach>`
+gradients of a scalar          :entry:`loss.backward() <basics-backward>`, then read ``x.grad``
+to clear gradients             :entry:`x.grad = None <basics-grad-accumulates>` or ``x.grad.zero_()``
+no graph while evaluating      :entry:`with torch.no_grad(): <basics-no-grad>`, ``@torch.no_grad()``
+the fastest pure inference     :entry:`with torch.inference_mode(): <basics-no-grad>`
+tracking chosen by a flag      :entry:`with torch.set_grad_enabled(flag): <basics-no-grad>`
+to edit weights in place       :entry:`with torch.no_grad(): <basics-inplace-autograd>`, then edit
+=============================  ==================================================
 """
 
 # %%
@@ -142,20 +156,3 @@ print("out-of-place version works, w.grad =", w.grad)
 with torch.no_grad():
     w.add_(1)  # how optimizers update weights
 print("in-place under no_grad works, w =", w)
-
-# %%
-# Summary
-# -------
-#
-# ===================================  =====================================================
-# You want                             Call
-# ===================================  =====================================================
-# gradients for a tensor               ``torch.tensor(..., requires_grad=True)``, ``x.requires_grad_()``
-# the same data without history        ``x.detach()``
-# gradients of a scalar                ``loss.backward()``, then read ``x.grad``
-# to clear gradients                   ``x.grad = None`` or ``x.grad.zero_()``
-# no graph while evaluating            ``with torch.no_grad():``, ``@torch.no_grad()``
-# the fastest pure inference           ``with torch.inference_mode():``
-# tracking chosen by a flag            ``with torch.set_grad_enabled(flag):``
-# to edit weights in place             do it under ``torch.no_grad()``
-# ===================================  =====================================================

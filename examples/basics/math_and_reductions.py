@@ -2,9 +2,24 @@ r"""
 Math and reductions
 ===================
 
-Element-wise arithmetic with broadcasting, the four ways to multiply matrices,
-in-place updates, and reductions such as ``sum``, ``mean`` and ``max`` over the
-whole tensor or along one dimension.
+Element-wise math with broadcasting, matrix products, in-place updates, and
+reductions over the whole tensor or one dimension.
+
+Summary
+-------
+
+=============================  ==================================================
+You want                       Call
+=============================  ==================================================
+element-wise math              :entry:`a + b <basics-arithmetic>`, ``- * / ** //``, ``torch.add``, ``x.sqrt()``, ``x.clamp()``
+to combine different shapes    :entry:`broadcasting <basics-broadcasting>`: size-1 or missing dimensions stretch
+matrix products                :entry:`a @ b <basics-matmul>`, ``torch.matmul``, ``torch.bmm``, ``torch.einsum``
+to overwrite in place          :entry:`x.add_(1) <basics-inplace>`, ``mul_``, ``zero_``, ``fill_``
+one number from a tensor       :entry:`x.sum() <basics-reductions>`, ``mean``, ``std``, ``max``, ``.item()``
+where the extreme is           :entry:`x.argmax() <basics-reductions>`, ``argmin``, ``x.topk(k)``
+a reduction per row or column  :entry:`x.sum(dim=1) <basics-reduce-dim>`, ``keepdim=True``
+values and positions           :entry:`values, indices = x.max(dim=1) <basics-max-dim>`
+=============================  ==================================================
 """
 
 # %%
@@ -141,20 +156,3 @@ values, indices = result
 print("values:", values, "indices:", indices)
 print("same indices as argmax(dim=1):", torch.equal(indices, x.argmax(dim=1)))
 print("top-2 per row:", x.topk(2, dim=1).values.tolist())
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# element-wise math               ``+ - * / ** //``, ``torch.add``, ``x.sqrt()``, ``x.clamp()``
-# to combine different shapes     broadcasting: size-1 or missing dimensions stretch
-# matrix products                 ``a @ b``, ``torch.matmul``, ``torch.bmm``, ``torch.einsum``
-# to overwrite in place           ``x.add_()``, ``x.mul_()``, ``x.zero_()``, ``x.fill_()``
-# one number from a tensor        ``x.sum()``, ``x.mean()``, ``x.std()``, ``x.max()``, ``.item()``
-# where the extreme is            ``x.argmax()``, ``x.argmin()``, ``x.topk(k)``
-# a reduction per row or column   ``x.sum(dim=1)``, ``keepdim=True``
-# values and positions            ``values, indices = x.max(dim=1)``
-# ==============================  =========================================================

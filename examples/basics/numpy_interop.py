@@ -2,10 +2,22 @@ r"""
 NumPy interoperability
 ======================
 
-CPU tensors and NumPy arrays can share one block of memory, so converting between
-them can be free, and a change made through one is seen through the other. This page
-shows which conversions share and which copy, and what a tensor needs before
-``.numpy()`` accepts it.
+CPU tensors and NumPy arrays can share memory, so a conversion can be free and
+a change through one shows through the other.
+
+Summary
+-------
+
+==============================  ==================================================
+You want                        Call
+==============================  ==================================================
+a tensor over an array          :entry:`torch.from_numpy(arr) <basics-from-numpy>`, ``torch.as_tensor(arr)`` (no copy)
+an independent tensor           :entry:`torch.tensor(arr) <basics-from-numpy>` (copy)
+float32 from NumPy's float64    :entry:`torch.from_numpy(arr).float() <basics-from-numpy>`
+an array over a CPU tensor      :entry:`t.numpy() <basics-to-numpy>` (no copy)
+an array from a tracked tensor  :entry:`t.detach().numpy() <basics-numpy-requires-grad>`
+an array from a GPU tensor      :entry:`t.detach().cpu().numpy() <basics-numpy-from-gpu>`, ``t.numpy(force=True)``
+==============================  ==================================================
 """
 
 # %%
@@ -87,18 +99,3 @@ else:
         "on the CPU, numpy(force=True) still detaches:",
         torch.ones(2, requires_grad=True).numpy(force=True),
     )
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# a tensor over an array          ``torch.from_numpy(arr)``, ``torch.as_tensor(arr)`` (no copy)
-# an independent tensor           ``torch.tensor(arr)`` (copy)
-# an array over a CPU tensor      ``t.numpy()`` (no copy)
-# an array from a tracked tensor  ``t.detach().numpy()``
-# an array from a GPU tensor      ``t.detach().cpu().numpy()`` or ``t.numpy(force=True)``
-# float32 from NumPy's float64    ``torch.from_numpy(arr).float()``
-# ==============================  =========================================================

@@ -2,9 +2,25 @@ r"""
 Reproducibility and memory
 ==========================
 
-How to get the same random numbers and the same results on every run (seeds,
-deterministic algorithms, the cuDNN flags), and how to see how much memory your
-tensors take, on the CPU and on a CUDA GPU.
+The same random numbers and results on every run, and how much memory tensors
+take on the CPU and on a CUDA GPU.
+
+Summary
+-------
+
+============================  ==================================================
+You want                      Call
+============================  ==================================================
+repeatable random numbers     :entry:`torch.manual_seed(0) <basics-seeds>`, ``random.seed``, ``np.random.seed``
+an independent random stream  :entry:`torch.Generator().manual_seed(s) <basics-generator>`, ``generator=``
+reproducible kernels          :entry:`torch.use_deterministic_algorithms(True) <basics-deterministic>`
+reproducible cuDNN            :entry:`cudnn.deterministic = True <basics-deterministic>`, ``cudnn.benchmark = False``
+the size of a tensor          :entry:`x.element_size() * x.nelement() <basics-tensor-memory>`, ``x.untyped_storage().nbytes()``
+GPU memory in use             :entry:`torch.cuda.memory_allocated() <basics-cuda-memory>`, ``memory_reserved()``
+the peak                      :entry:`torch.cuda.max_memory_allocated() <basics-cuda-memory>`, ``reset_peak_memory_stats()``
+cached blocks back            :entry:`torch.cuda.empty_cache() <basics-cuda-memory>`
+a full report                 :entry:`torch.cuda.memory_summary() <basics-cuda-memory>`
+============================  ==================================================
 """
 
 # %%
@@ -135,21 +151,3 @@ else:
     print(
         "memory_summary: they report the CUDA caching allocator, and this machine has no CUDA GPU"
     )
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# repeatable random numbers       ``torch.manual_seed``, ``random.seed``, ``np.random.seed``
-# an independent random stream    ``torch.Generator().manual_seed(s)``, ``generator=``
-# reproducible kernels            ``torch.use_deterministic_algorithms(True)``
-# reproducible cuDNN              ``cudnn.benchmark = False``, ``cudnn.deterministic = True``
-# the size of a tensor            ``x.element_size() * x.nelement()``, ``x.untyped_storage().nbytes()``
-# GPU memory in use               ``torch.cuda.memory_allocated()``, ``memory_reserved()``
-# the peak                        ``torch.cuda.max_memory_allocated()``, ``reset_peak_memory_stats()``
-# cached blocks back              ``torch.cuda.empty_cache()``
-# a full report                   ``print(torch.cuda.memory_summary())``
-# ==============================  =========================================================

@@ -2,10 +2,25 @@ r"""
 Training a model
 ================
 
-Optimizers, learning-rate schedulers, a complete training loop on a small synthetic
-data set (its loss printed and plotted), what ``train()`` and ``eval()`` change,
-gradient accumulation and gradient clipping. Everything runs on the CPU in a few
-seconds, and each cell builds the small model it needs.
+Optimizers, learning-rate schedules and a complete training loop on a small
+synthetic data set, on the CPU in a few seconds.
+
+Summary
+-------
+
+============================  ==================================================
+You want                      Call
+============================  ==================================================
+an optimizer                  :entry:`optim.SGD(params, lr, momentum=0.9) <basics-optimizers>`, ``Adam``, ``AdamW``, ``RMSprop``
+one training step             :entry:`optimizer.zero_grad() <basics-zero-grad>`, ``loss.backward()``, ``optimizer.step()``
+a schedule                    :entry:`lr_scheduler.StepLR <basics-lr-schedulers>`, ``CosineAnnealingLR``, ``OneCycleLR``; ``scheduler.step()``
+the current rate              :entry:`scheduler.get_last_lr() <basics-lr-schedulers>`, ``optimizer.param_groups[0]["lr"]``
+lower the rate on a plateau   :entry:`ReduceLROnPlateau <basics-reduce-lr-on-plateau>`; ``scheduler.step(val_loss)``
+a whole loop with validation  :entry:`for batch_x, batch_y in train_loader: <basics-training-loop>`
+training or evaluation mode   :entry:`model.train() <basics-train-eval>`, ``model.eval()``, ``model.training``
+a big batch in small pieces   :entry:`(loss / k).backward() <basics-grad-accumulation>` k times, then one ``step``
+bounded gradients             :entry:`nn.utils.clip_grad_norm_ <basics-grad-clipping>`, ``nn.utils.clip_grad_value_``
+============================  ==================================================
 """
 
 # %%
@@ -253,20 +268,3 @@ print(f"clip_grad_norm_: total norm {norm_before.item():.1f} -> {norm_after.item
 model.weight.grad = torch.tensor([[-3.0, 0.2, 5.0, -0.1, 1.0, 0.0, 2.0, -0.5, 0.3, 4.0]])
 nn.utils.clip_grad_value_(model.parameters(), clip_value=1.0)
 print("clip_grad_value_(1.0):", model.weight.grad)
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# an optimizer                    ``torch.optim.SGD(params, lr, momentum=0.9)``, ``Adam``, ``AdamW``, ``RMSprop``
-# one training step               ``optimizer.zero_grad()``, ``loss.backward()``, ``optimizer.step()``
-# a schedule                      ``lr_scheduler.StepLR``, ``CosineAnnealingLR``, ``OneCycleLR``; ``scheduler.step()``
-# lower the rate on a plateau     ``lr_scheduler.ReduceLROnPlateau``; ``scheduler.step(val_loss)``
-# the current rate                ``scheduler.get_last_lr()``, ``optimizer.param_groups[0]["lr"]``
-# training or evaluation mode     ``model.train()``, ``model.eval()``, ``model.training``
-# a big batch in small pieces     ``loss / k``, ``backward`` k times, then one ``step``
-# bounded gradients               ``nn.utils.clip_grad_norm_``, ``nn.utils.clip_grad_value_``
-# ==============================  =========================================================
