@@ -25,8 +25,8 @@ to edit weights in place       :entry:`with torch.no_grad(): <basics-inplace-aut
 # %%
 # .. _basics-requires-grad:
 #
-# Track gradients: requires_grad, grad_fn, is_leaf
-# ------------------------------------------------
+# requires_grad, grad_fn, is_leaf
+# -------------------------------
 # A tensor created with ``requires_grad=True`` is a leaf of the graph; every result
 # computed from it requires gradients too and remembers the operation in ``grad_fn``.
 import torch
@@ -41,8 +41,8 @@ print("y.grad_fn:", type(y.grad_fn).__name__)
 # %%
 # .. _basics-detach:
 #
-# Stop tracking a tensor: detach, requires_grad_(False)
-# -----------------------------------------------------
+# Stop tracking: detach
+# ---------------------
 # ``detach`` returns a tensor that shares the data but has no history (use it to
 # log values or feed them to NumPy); ``requires_grad_`` flips the flag of a leaf in place.
 import torch
@@ -78,8 +78,8 @@ print("by hand, 2 (x + 1):", 2 * (x.detach() + 1))
 # %%
 # .. _basics-grad-accumulates:
 #
-# Gradients accumulate: call ``zero_`` or set ``.grad`` to None
-# -------------------------------------------------------------
+# Gradients accumulate
+# --------------------
 # Each ``backward`` adds into ``.grad`` instead of overwriting it, which is what
 # makes gradient accumulation work and why training loops clear gradients every step.
 import torch
@@ -96,8 +96,8 @@ print("after x.grad = None: ", x.grad)
 # %%
 # .. _basics-no-grad:
 #
-# Turn tracking off: torch.no_grad, torch.inference_mode, torch.set_grad_enabled
-# ------------------------------------------------------------------------------
+# no_grad, inference_mode, set_grad_enabled
+# -----------------------------------------
 # ``no_grad`` skips recording (for evaluation and weight updates), ``inference_mode``
 # also skips version counters and is faster but its tensors can never enter a graph,
 # and ``set_grad_enabled(flag)`` switches tracking with a boolean; all three also decorate functions.

@@ -107,8 +107,8 @@ for epoch in range(3):
 # %%
 # .. _basics-collate-fn:
 #
-# Custom batching: collate_fn for variable-length samples
-# -------------------------------------------------------
+# Variable-length samples: collate_fn
+# -----------------------------------
 # The default ``collate_fn`` can only stack samples of equal shape, so for sequences
 # of different lengths pass your own that pads them (``pad_sequence``) and keeps
 # the true lengths.

@@ -27,8 +27,8 @@ several GPUs in one process  :entry:`nn.DataParallel(model) <basics-data-paralle
 # %%
 # .. _basics-distributed-concepts:
 #
-# Process group, rank, world size, backend: torch.distributed.is_available
-# ------------------------------------------------------------------------
+# Process group, rank, world size, backend
+# ----------------------------------------
 # A distributed job runs the same script in ``world_size`` processes, each told its
 # ``rank`` (0 to ``world_size - 1``, and a ``LOCAL_RANK`` within its machine), which
 # join a *process group* whose backend carries the messages: ``nccl`` between NVIDIA
@@ -47,8 +47,8 @@ for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
 # %%
 # .. _basics-init-process-group:
 #
-# Join and leave a process group: init_process_group, get_rank, destroy_process_group
-# -----------------------------------------------------------------------------------
+# Join and leave: init_process_group
+# ----------------------------------
 # ``init_process_group`` blocks until all ``world_size`` processes have met at the
 # rendezvous (here a file in a temporary directory, for a world of one), and
 # ``destroy_process_group`` releases the group at the end of the job.

@@ -148,8 +148,8 @@ print("after x[x < 0] = 0:", x, sep="\n")
 # %%
 # .. _basics-fancy-indexing:
 #
-# Fancy indexing with index tensors: x[idx], x[rows, cols], index_select, gather
-# ------------------------------------------------------------------------------
+# Index tensors: x[idx], index_select, gather
+# -------------------------------------------
 # An integer tensor or list picks whole rows, two of them pick ``(row, col)``
 # pairs, and ``gather`` picks one element per row along a dimension.
 import torch

@@ -62,8 +62,8 @@ except RuntimeError as err:
 # %%
 # .. _basics-matmul:
 #
-# Matrix multiplication: @, torch.matmul, torch.bmm, torch.einsum
-# ---------------------------------------------------------------
+# Matrix products: @, matmul, bmm, einsum
+# ---------------------------------------
 # ``@`` is ``torch.matmul``, which broadcasts over leading batch dimensions;
 # ``bmm`` accepts exactly 3-D batches; ``einsum`` spells the contraction out by index.
 import torch
@@ -86,8 +86,8 @@ print(
 # %%
 # .. _basics-inplace:
 #
-# In-place operations: ``add_``, ``mul_``, ``zero_``, ``fill_``, ``clamp_``
-# -------------------------------------------------------------------------
+# In-place operations: ``add_`` and friends
+# -----------------------------------------
 # A trailing underscore means the method overwrites its tensor instead of
 # allocating a new one; autograd refuses some of these, see :ref:`basics-inplace-autograd`.
 import torch
@@ -109,8 +109,8 @@ print("same memory throughout:", y.data_ptr() == address)
 # %%
 # .. _basics-reductions:
 #
-# Reductions: sum, mean, std, max, min, argmax, argmin
-# ----------------------------------------------------
+# Reductions: sum, mean, max, argmax
+# ----------------------------------
 # Without ``dim`` a reduction collapses the whole tensor into a 0-d tensor;
 # ``mean`` and ``std`` need a floating-point dtype.
 import torch

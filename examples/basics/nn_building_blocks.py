@@ -183,8 +183,8 @@ print(
 # %%
 # .. _basics-classification-losses:
 #
-# Classification losses: nn.CrossEntropyLoss, nn.NLLLoss, nn.BCELoss, nn.BCEWithLogitsLoss
-# ----------------------------------------------------------------------------------------
+# Classification losses
+# ---------------------
 # ``CrossEntropyLoss`` takes raw logits and class indices (it is ``NLLLoss`` after
 # ``log_softmax``), and ``BCEWithLogitsLoss`` takes logits for binary targets (it is
 # ``BCELoss`` after ``sigmoid``, but numerically safer), as the matching pairs show.

@@ -23,8 +23,8 @@ an array from a GPU tensor      :entry:`t.detach().cpu().numpy() <basics-numpy-f
 # %%
 # .. _basics-from-numpy:
 #
-# From NumPy to PyTorch: torch.from_numpy, torch.as_tensor, torch.tensor
-# ----------------------------------------------------------------------
+# From NumPy: from_numpy, as_tensor, tensor
+# -----------------------------------------
 # ``from_numpy`` and ``as_tensor`` wrap the array's memory without copying and keep
 # its dtype (NumPy's default ``float64`` stays ``float64``), while ``torch.tensor``
 # always copies.
@@ -78,8 +78,8 @@ print(w.detach().numpy())
 # %%
 # .. _basics-numpy-from-gpu:
 #
-# From a GPU tensor: .cpu().numpy() and numpy(force=True)
-# -------------------------------------------------------
+# From a GPU tensor: .cpu().numpy()
+# ---------------------------------
 # NumPy lives in CPU memory, so a GPU tensor must be copied back first with
 # ``.cpu()`` (that copy no longer shares memory), and ``.numpy(force=True)``
 # does the detach and the copy in one call.

@@ -26,8 +26,8 @@ a full report                 :entry:`torch.cuda.memory_summary() <basics-cuda-m
 # %%
 # .. _basics-seeds:
 #
-# Seed every generator: torch.manual_seed, random.seed, np.random.seed
-# --------------------------------------------------------------------
+# Seed every generator
+# --------------------
 # ``torch.manual_seed`` seeds PyTorch's generators on the CPU and on every GPU, but
 # Python's ``random`` and NumPy keep their own, so a script that uses all three seeds
 # all three, and re-seeding replays the same numbers.
@@ -72,8 +72,8 @@ print("equal:", torch.equal(a, b))
 # %%
 # .. _basics-deterministic:
 #
-# Deterministic algorithms: torch.use_deterministic_algorithms, cudnn.deterministic, cudnn.benchmark
-# --------------------------------------------------------------------------------------------------
+# Deterministic algorithms
+# ------------------------
 # ``use_deterministic_algorithms(True)`` makes PyTorch pick reproducible kernels and
 # raise ``RuntimeError`` for operations that only have nondeterministic ones (mostly
 # on GPUs, where CUDA also needs ``CUBLAS_WORKSPACE_CONFIG=:4096:8`` set before it
@@ -102,8 +102,8 @@ print("deterministic algorithms:", torch.are_deterministic_algorithms_enabled())
 # %%
 # .. _basics-tensor-memory:
 #
-# How big is a tensor: element_size, nelement, untyped_storage().nbytes
-# ---------------------------------------------------------------------
+# How big is a tensor
+# -------------------
 # A tensor's size in bytes is its element count times the bytes per element, and
 # views report the size of the storage they share, not a copy of it.
 import torch
@@ -123,8 +123,8 @@ print(
 # %%
 # .. _basics-cuda-memory:
 #
-# GPU memory: memory_allocated, max_memory_allocated, empty_cache, memory_summary
-# -------------------------------------------------------------------------------
+# GPU memory: memory_allocated
+# ----------------------------
 # ``memory_allocated`` counts bytes held by live tensors, ``memory_reserved`` what the
 # caching allocator keeps from the driver, ``max_memory_allocated`` the peak since
 # ``reset_peak_memory_stats``, and ``empty_cache`` returns unused cached blocks to the

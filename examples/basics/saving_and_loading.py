@@ -23,8 +23,8 @@ to load on another device  :entry:`torch.load(path, map_location="cpu") <basics-
 # %%
 # .. _basics-state-dict:
 #
-# Save and load a state_dict: torch.save, torch.load, load_state_dict
-# -------------------------------------------------------------------
+# Save and load a state_dict
+# --------------------------
 # A ``state_dict`` is an ordered dict from names to tensors; to load it, build the
 # same architecture and call ``load_state_dict``, which reports missing or unexpected keys.
 import tempfile
@@ -51,8 +51,8 @@ print("same outputs:", torch.equal(model(x), fresh(x)))
 # %%
 # .. _basics-checkpoint:
 #
-# A full checkpoint to resume training: model, optimizer, epoch
-# -------------------------------------------------------------
+# A checkpoint to resume training
+# -------------------------------
 # To resume training you also need the optimizer's state (Adam's running averages,
 # for example) and the epoch, so save them in one dict and restore each piece.
 import tempfile

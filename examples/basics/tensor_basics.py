@@ -27,8 +27,8 @@ a tensor made on the device  :entry:`torch.zeros(2, device=device) <basics-creat
 # %%
 # .. _basics-check-cuda:
 #
-# Check CUDA and the available devices: torch.cuda.is_available, torch.accelerator
-# --------------------------------------------------------------------------------
+# Which devices: torch.cuda.is_available
+# --------------------------------------
 # ``torch.cuda.is_available()`` answers for NVIDIA (and ROCm) GPUs, and the
 # device-neutral ``torch.accelerator`` module answers for whichever accelerator
 # this build of PyTorch supports; the CUDA-only calls run only when a GPU is there.
@@ -63,8 +63,8 @@ print(torch.tensor([10, 20, 30]).dtype, torch.tensor(3.5).dtype, torch.tensor(Tr
 # %%
 # .. _basics-factory-functions:
 #
-# Filled and random tensors: zeros, ones, full, eye, empty, rand, randn, arange, linspace
-# ---------------------------------------------------------------------------------------
+# Filled, random and range tensors
+# --------------------------------
 # The factory functions take the shape as arguments; ``empty`` only reserves memory,
 # so its values are whatever was there before and must be overwritten before use.
 import torch
@@ -120,8 +120,8 @@ print("x.double() is x:", x.double() is x)
 # %%
 # .. _basics-like:
 #
-# Shaped like another tensor: zeros_like, ones_like, rand_like, full_like, empty_like
-# -----------------------------------------------------------------------------------
+# Shaped like another: zeros_like
+# -------------------------------
 # The ``*_like`` functions copy shape, dtype and device from an existing tensor,
 # so the new tensor fits wherever the old one did.
 import torch
@@ -137,8 +137,8 @@ print(torch.empty_like(template).dtype)
 # %%
 # .. _basics-move-device:
 #
-# Move a tensor between devices: .to(device), .cpu(), .cuda()
-# -----------------------------------------------------------
+# Move between devices: .to(device)
+# ---------------------------------
 # ``cheatsheet.pick_device()`` returns the best device available (CUDA, then
 # Apple MPS, then Intel XPU, then CPU; set ``CHEATSHEET_DEVICE=cpu`` to force a
 # choice), and ``.to(device)`` copies a tensor there unless it already lives there.

@@ -26,8 +26,8 @@ bounded gradients             :entry:`nn.utils.clip_grad_norm_ <basics-grad-clip
 # %%
 # .. _basics-optimizers:
 #
-# Optimizers: torch.optim.SGD with momentum, Adam, AdamW, RMSprop
-# ---------------------------------------------------------------
+# Optimizers: SGD, Adam, AdamW, RMSprop
+# -------------------------------------
 # An optimizer takes the parameters to update and a learning rate; here each one
 # fits the same line ``y = 3x + 1`` from the same start for 50 steps, and the final
 # losses show how far each got with these settings.
@@ -82,8 +82,8 @@ print("which is -lr * grad:", -0.1 * model.weight.grad)
 # %%
 # .. _basics-lr-schedulers:
 #
-# Learning-rate schedulers: StepLR, CosineAnnealingLR, OneCycleLR
-# ---------------------------------------------------------------
+# Learning-rate schedulers
+# ------------------------
 # A scheduler rescales the optimizer's learning rate each time its ``step()`` is
 # called, after ``optimizer.step()``: once per epoch for ``StepLR`` and
 # ``CosineAnnealingLR`` as used here, once per batch for ``OneCycleLR``.
@@ -111,8 +111,8 @@ for name, make in schedules.items():
 # %%
 # .. _basics-reduce-lr-on-plateau:
 #
-# Lower the rate when progress stalls: ReduceLROnPlateau
-# ------------------------------------------------------
+# ReduceLROnPlateau
+# -----------------
 # ``ReduceLROnPlateau`` watches a metric you pass to ``step(metric)``, usually the
 # validation loss, and multiplies the rate by ``factor`` after ``patience`` epochs
 # without improvement.
@@ -214,8 +214,8 @@ for mode in ("train", "eval"):
 # %%
 # .. _basics-grad-accumulation:
 #
-# Gradient accumulation: a large batch in small pieces
-# ----------------------------------------------------
+# Gradient accumulation
+# ---------------------
 # Calling ``backward`` on several micro-batches before one ``step``, with each loss
 # divided by the number of pieces, gives the same gradient as the whole batch at once
 # while only one piece is in memory, as the comparison shows.
@@ -248,8 +248,8 @@ for step, (x, y) in enumerate(
 # %%
 # .. _basics-grad-clipping:
 #
-# Gradient clipping: ``clip_grad_norm_``, ``clip_grad_value_``
-# ------------------------------------------------------------
+# Gradient clipping
+# -----------------
 # Between ``backward`` and ``step``, ``clip_grad_norm_`` rescales all gradients so
 # their combined norm is at most ``max_norm`` (and returns the norm before clipping),
 # while ``clip_grad_value_`` caps every element separately.
