@@ -2,17 +2,31 @@ r"""
 Autograd
 ========
 
-PyTorch records the operations done on tensors that require gradients and replays
-them backwards to compute derivatives. This page turns tracking on and off,
-runs ``backward``, reads ``.grad``, shows that gradients add up between calls,
-and shows the in-place edits autograd refuses.
+Autograd records what is done to tensors that require gradients and replays
+it backwards to compute derivatives.
+
+Summary
+-------
+
+=============================  ==================================================
+You want                       Call
+=============================  ==================================================
+gradients for a tensor         :entry:`torch.tensor(..., requires_grad=True) <basics-requires-grad>`, ``x.requires_grad_()``
+the same data without history  :entry:`x.detach() <basics-detach>`
+gradients of a scalar          :entry:`loss.backward() <basics-backward>`, then read ``x.grad``
+to clear gradients             :entry:`x.grad = None <basics-grad-accumulates>` or ``x.grad.zero_()``
+no graph while evaluating      :entry:`with torch.no_grad(): <basics-no-grad>`, ``@torch.no_grad()``
+the fastest pure inference     :entry:`with torch.inference_mode(): <basics-no-grad>`
+tracking chosen by a flag      :entry:`with torch.set_grad_enabled(flag): <basics-no-grad>`
+to edit weights in place       :entry:`with torch.no_grad(): <basics-inplace-autograd>`, then edit
+=============================  ==================================================
 """
 
 # %%
 # .. _basics-requires-grad:
 #
-# Track gradients: requires_grad, grad_fn, is_leaf
-# ------------------------------------------------
+# requires_grad, grad_fn, is_leaf
+# -------------------------------
 # A tensor created with ``requires_grad=True`` is a leaf of the graph; every result
 # computed from it requires gradients too and remembers the operation in ``grad_fn``.
 import torch
@@ -27,8 +41,8 @@ print("y.grad_fn:", type(y.grad_fn).__name__)
 # %%
 # .. _basics-detach:
 #
-# Stop tracking a tensor: detach, requires_grad_(False)
-# -----------------------------------------------------
+# Stop tracking: detach
+# ---------------------
 # ``detach`` returns a tensor that shares the data but has no history (use it to
 # log values or feed them to NumPy); ``requires_grad_`` flips the flag of a leaf in place.
 import torch
@@ -64,8 +78,8 @@ print("by hand, 2 (x + 1):", 2 * (x.detach() + 1))
 # %%
 # .. _basics-grad-accumulates:
 #
-# Gradients accumulate: call ``zero_`` or set ``.grad`` to None
-# -------------------------------------------------------------
+# Gradients accumulate
+# --------------------
 # Each ``backward`` adds into ``.grad`` instead of overwriting it, which is what
 # makes gradient accumulation work and why training loops clear gradients every step.
 import torch
@@ -82,8 +96,8 @@ print("after x.grad = None: ", x.grad)
 # %%
 # .. _basics-no-grad:
 #
-# Turn tracking off: torch.no_grad, torch.inference_mode, torch.set_grad_enabled
-# ------------------------------------------------------------------------------
+# no_grad, inference_mode, set_grad_enabled
+# -----------------------------------------
 # ``no_grad`` skips recording (for evaluation and weight updates), ``inference_mode``
 # also skips version counters and is faster but its tensors can never enter a graph,
 # and ``set_grad_enabled(flag)`` switches tracking with a boolean; all three also decorate functions.
@@ -142,20 +156,3 @@ print("out-of-place version works, w.grad =", w.grad)
 with torch.no_grad():
     w.add_(1)  # how optimizers update weights
 print("in-place under no_grad works, w =", w)
-
-# %%
-# Summary
-# -------
-#
-# ===================================  =====================================================
-# You want                             Call
-# ===================================  =====================================================
-# gradients for a tensor               ``torch.tensor(..., requires_grad=True)``, ``x.requires_grad_()``
-# the same data without history        ``x.detach()``
-# gradients of a scalar                ``loss.backward()``, then read ``x.grad``
-# to clear gradients                   ``x.grad = None`` or ``x.grad.zero_()``
-# no graph while evaluating            ``with torch.no_grad():``, ``@torch.no_grad()``
-# the fastest pure inference           ``with torch.inference_mode():``
-# tracking chosen by a flag            ``with torch.set_grad_enabled(flag):``
-# to edit weights in place             do it under ``torch.no_grad()``
-# ===================================  =====================================================

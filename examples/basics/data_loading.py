@@ -2,9 +2,24 @@ r"""
 Datasets and DataLoader
 =======================
 
-A ``Dataset`` answers two questions, how many samples there are and what sample
-``i`` is; a ``DataLoader`` turns it into batches, shuffles it, and can load it in
-worker processes. This page builds both on tiny in-memory data sets.
+A ``Dataset`` says how many samples there are and what sample ``i`` is; a
+``DataLoader`` batches, shuffles and loads it in worker processes.
+
+Summary
+-------
+
+===========================  ==================================================
+You want                     Call
+===========================  ==================================================
+your own data set            :entry:`class D(Dataset) <basics-dataset>`: ``__len__``, ``__getitem__``
+data already in tensors      :entry:`TensorDataset(x, y) <basics-tensor-dataset>`
+train and validation parts   :entry:`random_split(ds, [0.8, 0.2]) <basics-tensor-dataset>`, ``generator=``
+batches                      :entry:`DataLoader(ds, batch_size=4) <basics-dataloader>`, ``drop_last=``
+a new order every epoch      :entry:`shuffle=True <basics-shuffle>`, a seeded ``generator=``
+samples of different shapes  :entry:`collate_fn=... <basics-collate-fn>`, ``pad_sequence``
+loading in worker processes  :entry:`num_workers=2 <basics-num-workers>`, under ``if __name__ == "__main__":``
+faster copies to the GPU     :entry:`pin_memory=True <basics-num-workers>` (only when a GPU is there)
+===========================  ==================================================
 """
 
 # %%
@@ -92,8 +107,8 @@ for epoch in range(3):
 # %%
 # .. _basics-collate-fn:
 #
-# Custom batching: collate_fn for variable-length samples
-# -------------------------------------------------------
+# Variable-length samples: collate_fn
+# -----------------------------------
 # The default ``collate_fn`` can only stack samples of equal shape, so for sequences
 # of different lengths pass your own that pads them (``pad_sequence``) and keeps
 # the true lengths.
@@ -159,20 +174,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# your own data set               subclass ``Dataset``: ``__len__``, ``__getitem__``
-# data already in tensors         ``TensorDataset(x, y)``
-# train and validation parts      ``random_split(dataset, [0.8, 0.2], generator=...)``
-# batches                         ``DataLoader(dataset, batch_size=..., drop_last=...)``
-# a new order every epoch         ``shuffle=True``, ``generator=torch.Generator().manual_seed(s)``
-# samples of different shapes     ``collate_fn=...``, ``nn.utils.rnn.pad_sequence``
-# loading in worker processes     ``num_workers=n``, under ``if __name__ == "__main__":``
-# faster copies to the GPU        ``pin_memory=True`` (only when a GPU is there)
-# ==============================  =========================================================

@@ -2,17 +2,33 @@ r"""
 Distributed basics
 ==================
 
-The vocabulary of ``torch.distributed`` and its smallest runnable form: a process
-group of one process on the CPU ``gloo`` backend, which works on any machine. For
-several processes, ``DistributedDataParallel``, FSDP and the ``torchrun`` launch
-commands, continue with :ref:`sphx_glr_gallery_pytorch2_distributed.py`.
+The words of ``torch.distributed`` and its smallest run: one process on the
+CPU ``gloo`` backend; several processes, DDP, FSDP and ``torchrun`` are on
+:ref:`sphx_glr_gallery_pytorch2_distributed.py`.
+
+Summary
+-------
+
+===========================  ==================================================
+You want                     Call
+===========================  ==================================================
+to know what is available    :entry:`dist.is_available() <basics-distributed-concepts>`, ``is_gloo_available()``, ``is_nccl_available()``
+to join the job              :entry:`dist.init_process_group(backend) <basics-init-process-group>`, ``rank=``, ``world_size=``
+who am I, how many are we    :entry:`dist.get_rank() <basics-init-process-group>`, ``dist.get_world_size()``
+a sum or mean over ranks     :entry:`dist.all_reduce(t, op=dist.ReduceOp.SUM) <basics-collectives>`
+rank 0's tensor everywhere   :entry:`dist.broadcast(t, src=0) <basics-collectives>`
+every rank's tensor          :entry:`dist.all_gather(tensors, t) <basics-collectives>`
+to wait for everyone         :entry:`dist.barrier() <basics-collectives>`
+to leave                     :entry:`dist.destroy_process_group() <basics-init-process-group>`
+several GPUs in one process  :entry:`nn.DataParallel(model) <basics-data-parallel>`: legacy, prefer DDP
+===========================  ==================================================
 """
 
 # %%
 # .. _basics-distributed-concepts:
 #
-# Process group, rank, world size, backend: torch.distributed.is_available
-# ------------------------------------------------------------------------
+# Process group, rank, world size, backend
+# ----------------------------------------
 # A distributed job runs the same script in ``world_size`` processes, each told its
 # ``rank`` (0 to ``world_size - 1``, and a ``LOCAL_RANK`` within its machine), which
 # join a *process group* whose backend carries the messages: ``nccl`` between NVIDIA
@@ -31,8 +47,8 @@ for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
 # %%
 # .. _basics-init-process-group:
 #
-# Join and leave a process group: init_process_group, get_rank, destroy_process_group
-# -----------------------------------------------------------------------------------
+# Join and leave: init_process_group
+# ----------------------------------
 # ``init_process_group`` blocks until all ``world_size`` processes have met at the
 # rendezvous (here a file in a temporary directory, for a world of one), and
 # ``destroy_process_group`` releases the group at the end of the job.
@@ -112,22 +128,3 @@ wrapped = nn.DataParallel(nn.Linear(4, 2))
 print("GPUs it would use:", wrapped.device_ids)
 out = wrapped(torch.ones(3, 4))
 print("output shape:", tuple(out.shape), "| wraps:", type(wrapped.module).__name__)
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# to know what is available       ``dist.is_available()``, ``dist.is_gloo_available()``, ``dist.is_nccl_available()``
-# to join the job                 ``dist.init_process_group(backend, init_method, rank, world_size)``
-# who am I, how many are we       ``dist.get_rank()``, ``dist.get_world_size()``
-# a sum or mean over ranks        ``dist.all_reduce(t, op=dist.ReduceOp.SUM)``
-# rank 0's tensor everywhere      ``dist.broadcast(t, src=0)``
-# every rank's tensor             ``dist.all_gather(list_of_tensors, t)``
-# to wait for everyone            ``dist.barrier()``
-# to leave                        ``dist.destroy_process_group()``
-# several GPUs in one process     ``nn.DataParallel(model)``: legacy, prefer DDP
-# several processes               :ref:`sphx_glr_gallery_pytorch2_distributed.py`
-# ==============================  =========================================================

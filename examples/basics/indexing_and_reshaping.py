@@ -2,10 +2,27 @@ r"""
 Indexing and reshaping
 ======================
 
-Most tensor bugs are shape bugs. This page shows how a tensor's memory layout
-(its strides) decides what ``view`` can do, how to reshape, transpose and permute,
-how to pick elements out with slices, masks and index tensors, and how to join
-tensors together and cut them apart again.
+Most tensor bugs are shape bugs: memory layout, reshaping, indexing, and
+joining and cutting tensors.
+
+Summary
+-------
+
+===========================  ==================================================
+You want                     Call
+===========================  ==================================================
+to know the memory layout    :entry:`x.is_contiguous() <basics-contiguity>`, ``x.stride()``
+a row-major copy             :entry:`x.contiguous() <basics-contiguity>`
+a new shape, no copy         :entry:`x.view(shape) <basics-view-vs-reshape>` (fails on non-contiguous layouts)
+a new shape, copy if needed  :entry:`x.reshape(shape) <basics-reshape>`, ``-1`` for one inferred size
+fewer or more dimensions     :entry:`x.flatten(start_dim) <basics-reshape>`, ``squeeze(dim)``, ``unsqueeze(dim)``
+dimensions in another order  :entry:`x.transpose(a, b) <basics-transpose-permute>`, ``permute``, ``.T``, ``.mT``
+parts of a tensor            :entry:`x[:, j] <basics-slicing>`, ``x[i]``, ``x[a:b:step]``, ``x[..., k]``, ``.item()``
+elements by condition        :entry:`x[mask] <basics-boolean-mask>`, ``torch.where``, ``x.masked_fill``
+elements by index            :entry:`x[rows, cols] <basics-fancy-indexing>`, ``index_select``, ``gather``
+to join tensors              :entry:`torch.cat(ts, dim) <basics-cat-stack>`, ``stack``, ``vstack``, ``hstack``
+to cut a tensor              :entry:`x.split(size) <basics-split-chunk>`, ``chunk``, ``unbind``, ``tensor_split``
+===========================  ==================================================
 """
 
 # %%
@@ -131,8 +148,8 @@ print("after x[x < 0] = 0:", x, sep="\n")
 # %%
 # .. _basics-fancy-indexing:
 #
-# Fancy indexing with index tensors: x[idx], x[rows, cols], index_select, gather
-# ------------------------------------------------------------------------------
+# Index tensors: x[idx], index_select, gather
+# -------------------------------------------
 # An integer tensor or list picks whole rows, two of them pick ``(row, col)``
 # pairs, and ``gather`` picks one element per row along a dimension.
 import torch
@@ -180,23 +197,3 @@ print("tensor_split(3):     ", x.tensor_split(3))
 print("tensor_split([1, 4]):", x.tensor_split([1, 4]))
 rows = torch.arange(6).reshape(3, 2).unbind(dim=0)
 print("unbind(dim=0):       ", rows)
-
-# %%
-# Summary
-# -------
-#
-# ==================================  =====================================================
-# You want                            Call
-# ==================================  =====================================================
-# to know the memory layout           ``x.is_contiguous()``, ``x.stride()``
-# a row-major copy                    ``x.contiguous()``
-# a new shape, no copy                ``x.view(shape)`` (fails on non-contiguous layouts)
-# a new shape, copy if needed         ``x.reshape(shape)``, ``-1`` for one inferred size
-# fewer or more dimensions            ``x.flatten(start_dim)``, ``x.squeeze(dim)``, ``x.unsqueeze(dim)``
-# dimensions in another order         ``x.transpose(a, b)``, ``x.permute(...)``, ``m.T``, ``x.mT``
-# parts of a tensor                   ``x[i]``, ``x[:, j]``, ``x[a:b:step]``, ``x[..., k]``, ``.item()``
-# elements by condition               ``x[mask]``, ``torch.where``, ``x.masked_fill``
-# elements by index                   ``x[idx]``, ``x[rows, cols]``, ``index_select``, ``gather``
-# to join tensors                     ``torch.cat``, ``torch.stack``, ``torch.vstack``, ``torch.hstack``
-# to cut a tensor                     ``split``, ``chunk``, ``unbind``, ``tensor_split``
-# ==================================  =====================================================

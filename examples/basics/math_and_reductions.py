@@ -2,9 +2,24 @@ r"""
 Math and reductions
 ===================
 
-Element-wise arithmetic with broadcasting, the four ways to multiply matrices,
-in-place updates, and reductions such as ``sum``, ``mean`` and ``max`` over the
-whole tensor or along one dimension.
+Element-wise math with broadcasting, matrix products, in-place updates, and
+reductions over the whole tensor or one dimension.
+
+Summary
+-------
+
+=============================  ==================================================
+You want                       Call
+=============================  ==================================================
+element-wise math              :entry:`a + b <basics-arithmetic>`, ``- * / ** //``, ``torch.add``, ``x.sqrt()``, ``x.clamp()``
+to combine different shapes    :entry:`broadcasting <basics-broadcasting>`: size-1 or missing dimensions stretch
+matrix products                :entry:`a @ b <basics-matmul>`, ``torch.matmul``, ``torch.bmm``, ``torch.einsum``
+to overwrite in place          :entry:`x.add_(1) <basics-inplace>`, ``mul_``, ``zero_``, ``fill_``
+one number from a tensor       :entry:`x.sum() <basics-reductions>`, ``mean``, ``std``, ``max``, ``.item()``
+where the extreme is           :entry:`x.argmax() <basics-reductions>`, ``argmin``, ``x.topk(k)``
+a reduction per row or column  :entry:`x.sum(dim=1) <basics-reduce-dim>`, ``keepdim=True``
+values and positions           :entry:`values, indices = x.max(dim=1) <basics-max-dim>`
+=============================  ==================================================
 """
 
 # %%
@@ -47,8 +62,8 @@ except RuntimeError as err:
 # %%
 # .. _basics-matmul:
 #
-# Matrix multiplication: @, torch.matmul, torch.bmm, torch.einsum
-# ---------------------------------------------------------------
+# Matrix products: @, matmul, bmm, einsum
+# ---------------------------------------
 # ``@`` is ``torch.matmul``, which broadcasts over leading batch dimensions;
 # ``bmm`` accepts exactly 3-D batches; ``einsum`` spells the contraction out by index.
 import torch
@@ -71,8 +86,8 @@ print(
 # %%
 # .. _basics-inplace:
 #
-# In-place operations: ``add_``, ``mul_``, ``zero_``, ``fill_``, ``clamp_``
-# -------------------------------------------------------------------------
+# In-place operations: ``add_`` and friends
+# -----------------------------------------
 # A trailing underscore means the method overwrites its tensor instead of
 # allocating a new one; autograd refuses some of these, see :ref:`basics-inplace-autograd`.
 import torch
@@ -94,8 +109,8 @@ print("same memory throughout:", y.data_ptr() == address)
 # %%
 # .. _basics-reductions:
 #
-# Reductions: sum, mean, std, max, min, argmax, argmin
-# ----------------------------------------------------
+# Reductions: sum, mean, max, argmax
+# ----------------------------------
 # Without ``dim`` a reduction collapses the whole tensor into a 0-d tensor;
 # ``mean`` and ``std`` need a floating-point dtype.
 import torch
@@ -141,20 +156,3 @@ values, indices = result
 print("values:", values, "indices:", indices)
 print("same indices as argmax(dim=1):", torch.equal(indices, x.argmax(dim=1)))
 print("top-2 per row:", x.topk(2, dim=1).values.tolist())
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# element-wise math               ``+ - * / ** //``, ``torch.add``, ``x.sqrt()``, ``x.clamp()``
-# to combine different shapes     broadcasting: size-1 or missing dimensions stretch
-# matrix products                 ``a @ b``, ``torch.matmul``, ``torch.bmm``, ``torch.einsum``
-# to overwrite in place           ``x.add_()``, ``x.mul_()``, ``x.zero_()``, ``x.fill_()``
-# one number from a tensor        ``x.sum()``, ``x.mean()``, ``x.std()``, ``x.max()``, ``.item()``
-# where the extreme is            ``x.argmax()``, ``x.argmin()``, ``x.topk(k)``
-# a reduction per row or column   ``x.sum(dim=1)``, ``keepdim=True``
-# values and positions            ``values, indices = x.max(dim=1)``
-# ==============================  =========================================================

@@ -2,9 +2,28 @@ r"""
 Neural-network building blocks
 ==============================
 
-Models are ``nn.Module`` objects that own their parameters. This page defines one,
-runs the everyday layers on small inputs to show the shapes they expect and return,
-and computes each common loss function on tiny, hand-checkable examples.
+Models are ``nn.Module`` objects that own their parameters; the everyday
+layers and losses, run on inputs small enough to check by hand.
+
+Summary
+-------
+
+=============================  ==================================================
+You want                       Call
+=============================  ==================================================
+a model                        :entry:`class Net(nn.Module) <basics-nn-module>`: layers in ``__init__``, ``forward``
+a simple chain of layers       :entry:`nn.Sequential(...) <basics-sequential>`
+its parameters                 :entry:`model.named_parameters() <basics-nn-module>`, ``model.parameters()``
+dense layers                   :entry:`nn.Linear(4, 8) <basics-dense-layers>`, ``nn.Embedding``, ``nn.LazyLinear``
+the input size inferred        :entry:`nn.LazyLinear(8) <basics-lazy-linear>`
+activations                    :entry:`nn.ReLU() <basics-dense-layers>`, ``GELU``, ``Sigmoid``, ``Softmax(dim)``
+regularisation, normalisation  :entry:`nn.Dropout(p) <basics-dense-layers>`, ``LayerNorm``, ``BatchNorm2d``, ``GroupNorm``
+image layers                   :entry:`nn.Conv2d(3, 8, 3) <basics-conv-layers>`, ``MaxPool2d``, ``AdaptiveAvgPool2d``, ``Flatten``
+sequence layers                :entry:`nn.LSTM(..., batch_first=True) <basics-recurrent-layers>`, ``nn.RNN``, ``nn.GRU``
+regression losses              :entry:`nn.MSELoss() <basics-regression-losses>`, ``nn.L1Loss``
+classification losses          :entry:`nn.CrossEntropyLoss() <basics-classification-losses>` (logits), ``nn.NLLLoss`` (log-probs)
+binary losses                  :entry:`nn.BCEWithLogitsLoss() <basics-classification-losses>` (logits), ``nn.BCELoss`` (probabilities)
+=============================  ==================================================
 """
 
 # %%
@@ -164,8 +183,8 @@ print(
 # %%
 # .. _basics-classification-losses:
 #
-# Classification losses: nn.CrossEntropyLoss, nn.NLLLoss, nn.BCELoss, nn.BCEWithLogitsLoss
-# ----------------------------------------------------------------------------------------
+# Classification losses
+# ---------------------
 # ``CrossEntropyLoss`` takes raw logits and class indices (it is ``NLLLoss`` after
 # ``log_softmax``), and ``BCEWithLogitsLoss`` takes logits for binary targets (it is
 # ``BCELoss`` after ``sigmoid``, but numerically safer), as the matching pairs show.
@@ -183,23 +202,3 @@ labels = torch.tensor([1.0, 0.0, 0.0])  # float targets in [0, 1]
 bce_logits = nn.BCEWithLogitsLoss()(scores, labels)
 bce = nn.BCELoss()(torch.sigmoid(scores), labels)
 print(f"nn.BCEWithLogitsLoss: {bce_logits.item():.4f}  nn.BCELoss(sigmoid): {bce.item():.4f}")
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# a model                         subclass ``nn.Module``: layers in ``__init__``, ``forward``
-# a simple chain of layers        ``nn.Sequential(...)``
-# its parameters                  ``model.parameters()``, ``model.named_parameters()``
-# dense layers                    ``nn.Linear``, ``nn.LazyLinear``, ``nn.Embedding``
-# activations                     ``nn.ReLU``, ``nn.GELU``, ``nn.Sigmoid``, ``nn.Softmax(dim)``
-# regularisation, normalisation   ``nn.Dropout``, ``nn.LayerNorm``, ``nn.BatchNorm2d``, ``nn.GroupNorm``
-# image layers                    ``nn.Conv2d``, ``nn.MaxPool2d``, ``nn.AdaptiveAvgPool2d``, ``nn.Flatten``
-# sequence layers                 ``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` (``batch_first=True``)
-# regression losses               ``nn.MSELoss``, ``nn.L1Loss``
-# classification losses           ``nn.CrossEntropyLoss`` (logits), ``nn.NLLLoss`` (log-probs)
-# binary losses                   ``nn.BCEWithLogitsLoss`` (logits), ``nn.BCELoss`` (probabilities)
-# ==============================  =========================================================

@@ -2,17 +2,29 @@ r"""
 NumPy interoperability
 ======================
 
-CPU tensors and NumPy arrays can share one block of memory, so converting between
-them can be free, and a change made through one is seen through the other. This page
-shows which conversions share and which copy, and what a tensor needs before
-``.numpy()`` accepts it.
+CPU tensors and NumPy arrays can share memory, so a conversion can be free and
+a change through one shows through the other.
+
+Summary
+-------
+
+==============================  ==================================================
+You want                        Call
+==============================  ==================================================
+a tensor over an array          :entry:`torch.from_numpy(arr) <basics-from-numpy>`, ``torch.as_tensor(arr)`` (no copy)
+an independent tensor           :entry:`torch.tensor(arr) <basics-from-numpy>` (copy)
+float32 from NumPy's float64    :entry:`torch.from_numpy(arr).float() <basics-from-numpy>`
+an array over a CPU tensor      :entry:`t.numpy() <basics-to-numpy>` (no copy)
+an array from a tracked tensor  :entry:`t.detach().numpy() <basics-numpy-requires-grad>`
+an array from a GPU tensor      :entry:`t.detach().cpu().numpy() <basics-numpy-from-gpu>`, ``t.numpy(force=True)``
+==============================  ==================================================
 """
 
 # %%
 # .. _basics-from-numpy:
 #
-# From NumPy to PyTorch: torch.from_numpy, torch.as_tensor, torch.tensor
-# ----------------------------------------------------------------------
+# From NumPy: from_numpy, as_tensor, tensor
+# -----------------------------------------
 # ``from_numpy`` and ``as_tensor`` wrap the array's memory without copying and keep
 # its dtype (NumPy's default ``float64`` stays ``float64``), while ``torch.tensor``
 # always copies.
@@ -66,8 +78,8 @@ print(w.detach().numpy())
 # %%
 # .. _basics-numpy-from-gpu:
 #
-# From a GPU tensor: .cpu().numpy() and numpy(force=True)
-# -------------------------------------------------------
+# From a GPU tensor: .cpu().numpy()
+# ---------------------------------
 # NumPy lives in CPU memory, so a GPU tensor must be copied back first with
 # ``.cpu()`` (that copy no longer shares memory), and ``.numpy(force=True)``
 # does the detach and the copy in one call.
@@ -87,18 +99,3 @@ else:
         "on the CPU, numpy(force=True) still detaches:",
         torch.ones(2, requires_grad=True).numpy(force=True),
     )
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# a tensor over an array          ``torch.from_numpy(arr)``, ``torch.as_tensor(arr)`` (no copy)
-# an independent tensor           ``torch.tensor(arr)`` (copy)
-# an array over a CPU tensor      ``t.numpy()`` (no copy)
-# an array from a tracked tensor  ``t.detach().numpy()``
-# an array from a GPU tensor      ``t.detach().cpu().numpy()`` or ``t.numpy(force=True)``
-# float32 from NumPy's float64    ``torch.from_numpy(arr).float()``
-# ==============================  =========================================================

@@ -2,16 +2,32 @@ r"""
 Reproducibility and memory
 ==========================
 
-How to get the same random numbers and the same results on every run (seeds,
-deterministic algorithms, the cuDNN flags), and how to see how much memory your
-tensors take, on the CPU and on a CUDA GPU.
+The same random numbers and results on every run, and how much memory tensors
+take on the CPU and on a CUDA GPU.
+
+Summary
+-------
+
+============================  ==================================================
+You want                      Call
+============================  ==================================================
+repeatable random numbers     :entry:`torch.manual_seed(0) <basics-seeds>`, ``random.seed``, ``np.random.seed``
+an independent random stream  :entry:`torch.Generator().manual_seed(s) <basics-generator>`, ``generator=``
+reproducible kernels          :entry:`torch.use_deterministic_algorithms(True) <basics-deterministic>`
+reproducible cuDNN            :entry:`cudnn.deterministic = True <basics-deterministic>`, ``cudnn.benchmark = False``
+the size of a tensor          :entry:`x.element_size() * x.nelement() <basics-tensor-memory>`, ``x.untyped_storage().nbytes()``
+GPU memory in use             :entry:`torch.cuda.memory_allocated() <basics-cuda-memory>`, ``memory_reserved()``
+the peak                      :entry:`torch.cuda.max_memory_allocated() <basics-cuda-memory>`, ``reset_peak_memory_stats()``
+cached blocks back            :entry:`torch.cuda.empty_cache() <basics-cuda-memory>`
+a full report                 :entry:`torch.cuda.memory_summary() <basics-cuda-memory>`
+============================  ==================================================
 """
 
 # %%
 # .. _basics-seeds:
 #
-# Seed every generator: torch.manual_seed, random.seed, np.random.seed
-# --------------------------------------------------------------------
+# Seed every generator
+# --------------------
 # ``torch.manual_seed`` seeds PyTorch's generators on the CPU and on every GPU, but
 # Python's ``random`` and NumPy keep their own, so a script that uses all three seeds
 # all three, and re-seeding replays the same numbers.
@@ -56,8 +72,8 @@ print("equal:", torch.equal(a, b))
 # %%
 # .. _basics-deterministic:
 #
-# Deterministic algorithms: torch.use_deterministic_algorithms, cudnn.deterministic, cudnn.benchmark
-# --------------------------------------------------------------------------------------------------
+# Deterministic algorithms
+# ------------------------
 # ``use_deterministic_algorithms(True)`` makes PyTorch pick reproducible kernels and
 # raise ``RuntimeError`` for operations that only have nondeterministic ones (mostly
 # on GPUs, where CUDA also needs ``CUBLAS_WORKSPACE_CONFIG=:4096:8`` set before it
@@ -86,8 +102,8 @@ print("deterministic algorithms:", torch.are_deterministic_algorithms_enabled())
 # %%
 # .. _basics-tensor-memory:
 #
-# How big is a tensor: element_size, nelement, untyped_storage().nbytes
-# ---------------------------------------------------------------------
+# How big is a tensor
+# -------------------
 # A tensor's size in bytes is its element count times the bytes per element, and
 # views report the size of the storage they share, not a copy of it.
 import torch
@@ -107,8 +123,8 @@ print(
 # %%
 # .. _basics-cuda-memory:
 #
-# GPU memory: memory_allocated, max_memory_allocated, empty_cache, memory_summary
-# -------------------------------------------------------------------------------
+# GPU memory: memory_allocated
+# ----------------------------
 # ``memory_allocated`` counts bytes held by live tensors, ``memory_reserved`` what the
 # caching allocator keeps from the driver, ``max_memory_allocated`` the peak since
 # ``reset_peak_memory_stats``, and ``empty_cache`` returns unused cached blocks to the
@@ -135,21 +151,3 @@ else:
     print(
         "memory_summary: they report the CUDA caching allocator, and this machine has no CUDA GPU"
     )
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# repeatable random numbers       ``torch.manual_seed``, ``random.seed``, ``np.random.seed``
-# an independent random stream    ``torch.Generator().manual_seed(s)``, ``generator=``
-# reproducible kernels            ``torch.use_deterministic_algorithms(True)``
-# reproducible cuDNN              ``cudnn.benchmark = False``, ``cudnn.deterministic = True``
-# the size of a tensor            ``x.element_size() * x.nelement()``, ``x.untyped_storage().nbytes()``
-# GPU memory in use               ``torch.cuda.memory_allocated()``, ``memory_reserved()``
-# the peak                        ``torch.cuda.max_memory_allocated()``, ``reset_peak_memory_stats()``
-# cached blocks back              ``torch.cuda.empty_cache()``
-# a full report                   ``print(torch.cuda.memory_summary())``
-# ==============================  =========================================================

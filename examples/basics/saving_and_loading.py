@@ -2,17 +2,29 @@ r"""
 Saving and loading
 ==================
 
-Save a model's ``state_dict`` (its parameters and buffers by name) rather than the
-model object, bundle it with the optimizer state and the epoch into a checkpoint to
-resume training, and know what ``torch.load``'s ``weights_only=True`` default (since
-PyTorch 2.6) accepts and refuses. Every file goes to a temporary directory.
+Save a model's ``state_dict``, not the model object; bundle it with the
+optimizer state to resume; know what ``torch.load`` refuses by default.
+
+Summary
+-------
+
+=========================  ==================================================
+You want                   Call
+=========================  ==================================================
+the weights of a model     :entry:`model.state_dict() <basics-state-dict>`
+to save them               :entry:`torch.save(model.state_dict(), path) <basics-state-dict>`
+to load them               :entry:`model.load_state_dict(torch.load(path)) <basics-state-dict>`
+to resume training         :entry:`torch.save({"model": ..., "optimizer": ...}) <basics-checkpoint>`, with ``epoch``
+to load a pickled object   :entry:`weights_only=False <basics-weights-only>` (trusted files), ``torch.serialization.safe_globals``
+to load on another device  :entry:`torch.load(path, map_location="cpu") <basics-map-location>`
+=========================  ==================================================
 """
 
 # %%
 # .. _basics-state-dict:
 #
-# Save and load a state_dict: torch.save, torch.load, load_state_dict
-# -------------------------------------------------------------------
+# Save and load a state_dict
+# --------------------------
 # A ``state_dict`` is an ordered dict from names to tensors; to load it, build the
 # same architecture and call ``load_state_dict``, which reports missing or unexpected keys.
 import tempfile
@@ -39,8 +51,8 @@ print("same outputs:", torch.equal(model(x), fresh(x)))
 # %%
 # .. _basics-checkpoint:
 #
-# A full checkpoint to resume training: model, optimizer, epoch
-# -------------------------------------------------------------
+# A checkpoint to resume training
+# -------------------------------
 # To resume training you also need the optimizer's state (Adam's running averages,
 # for example) and the epoch, so save them in one dict and restore each piece.
 import tempfile
@@ -139,18 +151,3 @@ print(
     "| map_location=device:",
     on_device["w"].device,
 )
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# the weights of a model          ``model.state_dict()``
-# to save them                    ``torch.save(model.state_dict(), path)``
-# to load them                    ``model.load_state_dict(torch.load(path))``
-# to resume training              save a dict with ``model``, ``optimizer`` state dicts and ``epoch``
-# to load on another device       ``torch.load(path, map_location="cpu")``
-# to load a pickled object        ``weights_only=False`` (trusted files) or ``torch.serialization.safe_globals``
-# ==============================  =========================================================

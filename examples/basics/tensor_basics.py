@@ -2,17 +2,33 @@ r"""
 Tensor basics
 =============
 
-A tensor is an n-dimensional array that knows its shape, its element type and the
-device its memory lives on. This page asks which devices this machine has, creates
-tensors with every common factory function, reads their properties, and moves them
-between devices.
+A tensor is an n-dimensional array that knows its shape, its element type and
+the device its memory lives on.
+
+Summary
+-------
+
+===========================  ==================================================
+You want                     Call
+===========================  ==================================================
+what hardware is there       :entry:`torch.cuda.is_available() <basics-check-cuda>`, ``torch.accelerator.is_available()``
+a tensor from data           :entry:`torch.tensor(data) <basics-create-tensor>`, ``dtype=``, ``device=``
+constants                    :entry:`torch.zeros(2, 3) <basics-factory-functions>`, ``ones``, ``full``, ``eye``, ``empty``
+random numbers               :entry:`torch.rand(2, 3) <basics-factory-functions>`, ``randn``, ``randint``
+ranges                       :entry:`torch.arange(start, end, step) <basics-factory-functions>`, ``torch.linspace``
+its properties               :entry:`x.shape <basics-tensor-properties>`, ``x.ndim``, ``x.dtype``, ``x.device``, ``x.numel()``
+another dtype                :entry:`x.to(torch.float16) <basics-dtype>`, ``x.float()``, ``x.long()`` (no copy if already that dtype)
+the same shape as ``x``      :entry:`torch.zeros_like(x) <basics-like>` and the other ``*_like``
+another device               :entry:`x.to(device) <basics-move-device>`, ``x.cpu()``, ``x.cuda()``
+a tensor made on the device  :entry:`torch.zeros(2, device=device) <basics-create-on-device>`
+===========================  ==================================================
 """
 
 # %%
 # .. _basics-check-cuda:
 #
-# Check CUDA and the available devices: torch.cuda.is_available, torch.accelerator
-# --------------------------------------------------------------------------------
+# Which devices: torch.cuda.is_available
+# --------------------------------------
 # ``torch.cuda.is_available()`` answers for NVIDIA (and ROCm) GPUs, and the
 # device-neutral ``torch.accelerator`` module answers for whichever accelerator
 # this build of PyTorch supports; the CUDA-only calls run only when a GPU is there.
@@ -47,8 +63,8 @@ print(torch.tensor([10, 20, 30]).dtype, torch.tensor(3.5).dtype, torch.tensor(Tr
 # %%
 # .. _basics-factory-functions:
 #
-# Filled and random tensors: zeros, ones, full, eye, empty, rand, randn, arange, linspace
-# ---------------------------------------------------------------------------------------
+# Filled, random and range tensors
+# --------------------------------
 # The factory functions take the shape as arguments; ``empty`` only reserves memory,
 # so its values are whatever was there before and must be overwritten before use.
 import torch
@@ -104,8 +120,8 @@ print("x.double() is x:", x.double() is x)
 # %%
 # .. _basics-like:
 #
-# Shaped like another tensor: zeros_like, ones_like, rand_like, full_like, empty_like
-# -----------------------------------------------------------------------------------
+# Shaped like another: zeros_like
+# -------------------------------
 # The ``*_like`` functions copy shape, dtype and device from an existing tensor,
 # so the new tensor fits wherever the old one did.
 import torch
@@ -121,8 +137,8 @@ print(torch.empty_like(template).dtype)
 # %%
 # .. _basics-move-device:
 #
-# Move a tensor between devices: .to(device), .cpu(), .cuda()
-# -----------------------------------------------------------
+# Move between devices: .to(device)
+# ---------------------------------
 # ``cheatsheet.pick_device()`` returns the best device available (CUDA, then
 # Apple MPS, then Intel XPU, then CPU; set ``CHEATSHEET_DEVICE=cpu`` to force a
 # choice), and ``.to(device)`` copies a tensor there unless it already lives there.
@@ -157,21 +173,3 @@ device = pick_device()
 y = torch.zeros(3, device=device)
 z = torch.arange(3, device=y.device)
 print(y.device, z.device)
-
-# %%
-# Summary
-# -------
-#
-# ============================  ===========================================================
-# You want                      Call
-# ============================  ===========================================================
-# what hardware is there        ``torch.cuda.is_available()``, ``torch.accelerator.is_available()``
-# a tensor from data            ``torch.tensor(data, dtype=..., device=...)``
-# constants                     ``torch.zeros / ones / full / eye``, ``torch.empty``
-# random numbers                ``torch.rand / randn / randint``
-# ranges                        ``torch.arange(start, end, step)``, ``torch.linspace``
-# the same shape as ``x``       ``torch.zeros_like(x)`` and the other ``*_like``
-# its properties                ``x.shape``, ``x.ndim``, ``x.dtype``, ``x.device``, ``x.numel()``
-# another dtype                 ``x.to(torch.float16)``, ``x.float()``, ``x.long()`` (no copy if already that dtype)
-# another device                ``x.to(device)``, ``x.cpu()``, ``x.cuda()``
-# ============================  ===========================================================

@@ -2,17 +2,32 @@ r"""
 Training a model
 ================
 
-Optimizers, learning-rate schedulers, a complete training loop on a small synthetic
-data set (its loss printed and plotted), what ``train()`` and ``eval()`` change,
-gradient accumulation and gradient clipping. Everything runs on the CPU in a few
-seconds, and each cell builds the small model it needs.
+Optimizers, learning-rate schedules and a complete training loop on a small
+synthetic data set, on the CPU in a few seconds.
+
+Summary
+-------
+
+============================  ==================================================
+You want                      Call
+============================  ==================================================
+an optimizer                  :entry:`optim.SGD(params, lr, momentum=0.9) <basics-optimizers>`, ``Adam``, ``AdamW``, ``RMSprop``
+one training step             :entry:`optimizer.zero_grad() <basics-zero-grad>`, ``loss.backward()``, ``optimizer.step()``
+a schedule                    :entry:`lr_scheduler.StepLR <basics-lr-schedulers>`, ``CosineAnnealingLR``, ``OneCycleLR``; ``scheduler.step()``
+the current rate              :entry:`scheduler.get_last_lr() <basics-lr-schedulers>`, ``optimizer.param_groups[0]["lr"]``
+lower the rate on a plateau   :entry:`ReduceLROnPlateau <basics-reduce-lr-on-plateau>`; ``scheduler.step(val_loss)``
+a whole loop with validation  :entry:`for batch_x, batch_y in train_loader: <basics-training-loop>`
+training or evaluation mode   :entry:`model.train() <basics-train-eval>`, ``model.eval()``, ``model.training``
+a big batch in small pieces   :entry:`(loss / k).backward() <basics-grad-accumulation>` k times, then one ``step``
+bounded gradients             :entry:`nn.utils.clip_grad_norm_ <basics-grad-clipping>`, ``nn.utils.clip_grad_value_``
+============================  ==================================================
 """
 
 # %%
 # .. _basics-optimizers:
 #
-# Optimizers: torch.optim.SGD with momentum, Adam, AdamW, RMSprop
-# ---------------------------------------------------------------
+# Optimizers: SGD, Adam, AdamW, RMSprop
+# -------------------------------------
 # An optimizer takes the parameters to update and a learning rate; here each one
 # fits the same line ``y = 3x + 1`` from the same start for 50 steps, and the final
 # losses show how far each got with these settings.
@@ -67,8 +82,8 @@ print("which is -lr * grad:", -0.1 * model.weight.grad)
 # %%
 # .. _basics-lr-schedulers:
 #
-# Learning-rate schedulers: StepLR, CosineAnnealingLR, OneCycleLR
-# ---------------------------------------------------------------
+# Learning-rate schedulers
+# ------------------------
 # A scheduler rescales the optimizer's learning rate each time its ``step()`` is
 # called, after ``optimizer.step()``: once per epoch for ``StepLR`` and
 # ``CosineAnnealingLR`` as used here, once per batch for ``OneCycleLR``.
@@ -96,8 +111,8 @@ for name, make in schedules.items():
 # %%
 # .. _basics-reduce-lr-on-plateau:
 #
-# Lower the rate when progress stalls: ReduceLROnPlateau
-# ------------------------------------------------------
+# ReduceLROnPlateau
+# -----------------
 # ``ReduceLROnPlateau`` watches a metric you pass to ``step(metric)``, usually the
 # validation loss, and multiplies the rate by ``factor`` after ``patience`` epochs
 # without improvement.
@@ -199,8 +214,8 @@ for mode in ("train", "eval"):
 # %%
 # .. _basics-grad-accumulation:
 #
-# Gradient accumulation: a large batch in small pieces
-# ----------------------------------------------------
+# Gradient accumulation
+# ---------------------
 # Calling ``backward`` on several micro-batches before one ``step``, with each loss
 # divided by the number of pieces, gives the same gradient as the whole batch at once
 # while only one piece is in memory, as the comparison shows.
@@ -233,8 +248,8 @@ for step, (x, y) in enumerate(
 # %%
 # .. _basics-grad-clipping:
 #
-# Gradient clipping: ``clip_grad_norm_``, ``clip_grad_value_``
-# ------------------------------------------------------------
+# Gradient clipping
+# -----------------
 # Between ``backward`` and ``step``, ``clip_grad_norm_`` rescales all gradients so
 # their combined norm is at most ``max_norm`` (and returns the norm before clipping),
 # while ``clip_grad_value_`` caps every element separately.
@@ -253,20 +268,3 @@ print(f"clip_grad_norm_: total norm {norm_before.item():.1f} -> {norm_after.item
 model.weight.grad = torch.tensor([[-3.0, 0.2, 5.0, -0.1, 1.0, 0.0, 2.0, -0.5, 0.3, 4.0]])
 nn.utils.clip_grad_value_(model.parameters(), clip_value=1.0)
 print("clip_grad_value_(1.0):", model.weight.grad)
-
-# %%
-# Summary
-# -------
-#
-# ==============================  =========================================================
-# You want                        Call
-# ==============================  =========================================================
-# an optimizer                    ``torch.optim.SGD(params, lr, momentum=0.9)``, ``Adam``, ``AdamW``, ``RMSprop``
-# one training step               ``optimizer.zero_grad()``, ``loss.backward()``, ``optimizer.step()``
-# a schedule                      ``lr_scheduler.StepLR``, ``CosineAnnealingLR``, ``OneCycleLR``; ``scheduler.step()``
-# lower the rate on a plateau     ``lr_scheduler.ReduceLROnPlateau``; ``scheduler.step(val_loss)``
-# the current rate                ``scheduler.get_last_lr()``, ``optimizer.param_groups[0]["lr"]``
-# training or evaluation mode     ``model.train()``, ``model.eval()``, ``model.training``
-# a big batch in small pieces     ``loss / k``, ``backward`` k times, then one ``step``
-# bounded gradients               ``nn.utils.clip_grad_norm_``, ``nn.utils.clip_grad_value_``
-# ==============================  =========================================================

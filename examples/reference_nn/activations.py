@@ -2,12 +2,47 @@ r"""
 Activation functions reference
 ==============================
 
-Every element-wise nonlinearity in ``torch.nn``, from the ReLU family through
-smooth gates such as GELU and SiLU, the shrink and hard variants, and the
-normalising layers (softmax and its relatives) that act along a dimension.
-Each entry feeds the same seven points, ``torch.linspace(-3, 3, 7)``, through
-the module so the outputs can be compared line by line; the page closes with
-a plot of the most common curves and a summary table.
+Every nonlinearity in ``torch.nn``, each fed the same seven points
+``torch.linspace(-3, 3, 7)`` so the outputs line up from entry to entry.
+
+Summary
+-------
+
+=====================================================  ==================================================
+You want                                               Call
+=====================================================  ==================================================
+zero for negatives, identity for positives             :entry:`nn.ReLU <api-nn-relu>`
+a ReLU capped at 6                                     :entry:`nn.ReLU6 <api-nn-relu6>`
+a fixed small slope for negatives                      :entry:`nn.LeakyReLU <api-nn-leakyrelu>`
+a learned slope for negatives                          :entry:`nn.PReLU <api-nn-prelu>`
+a random slope in training, its mean in eval           :entry:`nn.RReLU <api-nn-rrelu>`
+a smooth negative branch that saturates at ``-alpha``  :entry:`nn.ELU <api-nn-elu>`
+ELU with slope 1 at zero for every ``alpha``           :entry:`nn.CELU <api-nn-celu>`
+self-normalising ELU with fixed constants              :entry:`nn.SELU <api-nn-selu>`
+the transformer gate, exact or ``"tanh"``              :entry:`nn.GELU <api-nn-gelu>`
+``x * sigmoid(x)`` (Swish)                             :entry:`nn.SiLU <api-nn-silu>`
+``x * tanh(softplus(x))``                              :entry:`nn.Mish <api-nn-mish>`
+a clamp to ``[min_val, max_val]``                      :entry:`nn.Hardtanh <api-nn-hardtanh>`
+small magnitudes set to zero                           :entry:`nn.Hardshrink <api-nn-hardshrink>`
+soft thresholding towards zero                         :entry:`nn.Softshrink <api-nn-softshrink>`
+``x - tanh(x)``                                        :entry:`nn.Tanhshrink <api-nn-tanhshrink>`
+a piecewise-linear sigmoid                             :entry:`nn.Hardsigmoid <api-nn-hardsigmoid>`
+a piecewise SiLU for mobile models                     :entry:`nn.Hardswish <api-nn-hardswish>`
+values at or below a threshold replaced                :entry:`nn.Threshold <api-nn-threshold>`
+a probability in ``(0, 1)``                            :entry:`nn.Sigmoid <api-nn-sigmoid>`
+a squash to ``(-1, 1)``                                :entry:`nn.Tanh <api-nn-tanh>`
+a stable ``log(sigmoid(x))``                           :entry:`nn.LogSigmoid <api-nn-logsigmoid>`
+a smooth, positive ReLU                                :entry:`nn.Softplus <api-nn-softplus>`
+``x / (1 + abs(x))``                                   :entry:`nn.Softsign <api-nn-softsign>`
+probabilities along ``dim``                            :entry:`nn.Softmax <api-nn-softmax>`
+log-probabilities along ``dim`` (for ``NLLLoss``)      :entry:`nn.LogSoftmax <api-nn-logsoftmax>`
+most weight on the smallest value                      :entry:`nn.Softmin <api-nn-softmin>`
+per-pixel softmax over channels                        :entry:`nn.Softmax2d <api-nn-softmax2d>`
+one half of the input gating the other                 :entry:`nn.GLU <api-nn-glu>`
+the common curves on one plot                          :entry:`plt.plot(grid, act(grid)) <api-nn-activation-curves>`
+softmax as a function (``torch.nn.functional``)        :entry:`F.softmax <api-f-softmax>`
+stable log-probabilities as a function                 :entry:`F.log_softmax <api-f-log-softmax>`
+=====================================================  ==================================================
 """
 
 # %%
@@ -417,6 +452,8 @@ pairs = torch.tensor([[1.0, 2.0, 0.0, 10.0], [1.0, 2.0, -10.0, 0.0]])
 print(nn.GLU(dim=-1)(pairs).round(decimals=4))
 
 # %%
+# .. _api-nn-activation-curves:
+#
 # Eight curves side by side
 # -------------------------
 # The most common activations on one axes, evaluated on ``[-4, 4]``.
@@ -443,42 +480,3 @@ ax.axvline(0, color="grey", linewidth=0.5)
 ax.set(xlabel="x", ylabel="f(x)", ylim=(-1.5, 4), title="torch.nn activations")
 ax.legend(ncols=2, fontsize="small")
 plt.show()
-
-# %%
-# Summary
-# -------
-#
-# ====================================  ===================================================
-# Name                                  You want
-# ====================================  ===================================================
-# ``torch.nn.ReLU``                     zero for negatives, identity for positives
-# ``torch.nn.ReLU6``                    a ReLU capped at 6
-# ``torch.nn.LeakyReLU``                a fixed small slope for negatives
-# ``torch.nn.PReLU``                    a learned slope for negatives
-# ``torch.nn.RReLU``                    a random slope in training, its mean in eval
-# ``torch.nn.ELU``                      a smooth negative branch that saturates at ``-alpha``
-# ``torch.nn.CELU``                     ELU with slope 1 at zero for every ``alpha``
-# ``torch.nn.SELU``                     self-normalising ELU with fixed constants
-# ``torch.nn.GELU``                     the transformer gate, exact or ``"tanh"``
-# ``torch.nn.SiLU``                     ``x * sigmoid(x)`` (Swish)
-# ``torch.nn.Mish``                     ``x * tanh(softplus(x))``
-# ``torch.nn.Hardtanh``                 a clamp to ``[min_val, max_val]``
-# ``torch.nn.Hardshrink``               small magnitudes set to zero
-# ``torch.nn.Softshrink``               soft thresholding towards zero
-# ``torch.nn.Tanhshrink``               ``x - tanh(x)``
-# ``torch.nn.Hardsigmoid``              a piecewise-linear sigmoid
-# ``torch.nn.Hardswish``                a piecewise SiLU for mobile models
-# ``torch.nn.Threshold``                values at or below a threshold replaced
-# ``torch.nn.Sigmoid``                  a probability in ``(0, 1)``
-# ``torch.nn.Tanh``                     a squash to ``(-1, 1)``
-# ``torch.nn.LogSigmoid``               a stable ``log(sigmoid(x))``
-# ``torch.nn.Softplus``                 a smooth, positive ReLU
-# ``torch.nn.Softsign``                 ``x / (1 + abs(x))``
-# ``torch.nn.Softmax``                  probabilities along ``dim``
-# ``torch.nn.LogSoftmax``               log-probabilities along ``dim`` (for ``NLLLoss``)
-# ``torch.nn.Softmin``                  most weight on the smallest value
-# ``torch.nn.Softmax2d``                per-pixel softmax over channels
-# ``torch.nn.GLU``                      one half of the input gating the other
-# :ref:`api-f-softmax`                  the same as functions, on the ``torch.nn.functional`` page
-# :ref:`api-f-log-softmax`              stable log-probabilities in one step, on the same page
-# ====================================  ===================================================

@@ -2,14 +2,37 @@ r"""
 torch.nn containers and the Module API reference
 ================================================
 
-How a model is put together and how to look inside it: the ``nn.Module``
-methods that walk submodules, parameters and buffers, freeze or transform a
-whole tree, and export its state; the containers (``Sequential``,
-``ModuleList``, ``ModuleDict``, ``ParameterList``, ``ParameterDict``) that
-register what they hold; and the small structural layers (``Identity``,
-``Flatten``, ``Unflatten``, ``Linear``, ``Bilinear``) used to glue models
-together. Each entry is one sentence, a snippet that runs in a fresh session,
-and its output from the build.
+How a model is assembled from containers and glue layers, and the ``nn.Module``
+methods that walk, freeze and export it.
+
+Summary
+-------
+
+=======================================================  ==================================================
+You want                                                 Call
+=======================================================  ==================================================
+to walk every module in the tree, root included          :entry:`model.modules() <api-nn-module-modules>`
+to walk the tree with dotted paths                       :entry:`model.named_modules() <api-nn-module-named-modules>`
+to list the direct submodules                            :entry:`model.children() <api-nn-module-children>`
+to list the direct submodules with their names           :entry:`model.named_children() <api-nn-module-named-children>`
+to list trainable tensors with their names               :entry:`model.named_parameters() <api-nn-module-named-parameters>`
+to keep non-trainable state; list it with ``buffers()``  :entry:`model.register_buffer(name, t) <api-nn-module-register-buffer>`
+to fetch a submodule by dotted path                      :entry:`model.get_submodule("encoder.0") <api-nn-module-get-submodule>`
+to run a function on every submodule (e.g. init)         :entry:`model.apply(fn) <api-nn-module-apply>`
+to freeze or unfreeze a whole module                     :entry:`model.requires_grad_(False) <api-nn-module-requires-grad>`
+to get every parameter and buffer by name                :entry:`model.state_dict() <api-nn-module-state-dict>`
+to chain layers; index, slice, ``append``                :entry:`nn.Sequential <api-nn-sequential>`
+to hold layers you loop over yourself                    :entry:`nn.ModuleList <api-nn-modulelist>`
+to hold layers chosen by key                             :entry:`nn.ModuleDict <api-nn-moduledict>`
+to make a tensor a trainable attribute                   :entry:`nn.Parameter <api-nn-parameter>`
+to hold a variable number of parameters                  :entry:`nn.ParameterList <api-nn-parameterlist>`
+to hold parameters looked up by name                     :entry:`nn.ParameterDict <api-nn-parameterdict>`
+to stand in for a layer and pass input through           :entry:`nn.Identity <api-nn-identity>`
+to merge dimensions, keeping the batch dimension         :entry:`nn.Flatten <api-nn-flatten>`
+to split one dimension into several                      :entry:`nn.Unflatten <api-nn-unflatten>`
+to apply an affine map (``bias=False``: linear only)     :entry:`nn.Linear <api-nn-linear>`
+to combine two inputs with a bilinear form               :entry:`nn.Bilinear <api-nn-bilinear>`
+=======================================================  ==================================================
 """
 
 # %%
@@ -424,33 +447,3 @@ out = pair(x1, x2)
 by_hand = torch.einsum("bi,kij,bj->bk", x1, pair.weight, x2) + pair.bias
 print("weight shape:", tuple(pair.weight.shape), "| output shape:", tuple(out.shape))
 print("matches einsum:", torch.allclose(out, by_hand, atol=1e-6))
-
-# %%
-# Summary
-# -------
-#
-# =====================================  ===================================================
-# Name                                   Use it to
-# =====================================  ===================================================
-# ``torch.nn.Module.modules``            walk every module in the tree, root included
-# ``torch.nn.Module.named_modules``      walk the tree with dotted paths
-# ``torch.nn.Module.children``           list the direct submodules
-# ``torch.nn.Module.named_children``     list the direct submodules with their names
-# ``torch.nn.Module.named_parameters``   list trainable tensors with their names
-# ``torch.nn.Module.register_buffer``    keep non-trainable state; list it with ``buffers()``
-# ``torch.nn.Module.get_submodule``      fetch a submodule by dotted path
-# ``torch.nn.Module.apply``              run a function on every submodule (e.g. init)
-# ``torch.nn.Module.requires_grad_``     freeze or unfreeze a whole module
-# ``torch.nn.Module.state_dict``         get every parameter and buffer by name
-# ``torch.nn.Sequential``                chain layers; index, slice, ``append``
-# ``torch.nn.ModuleList``                hold layers you loop over yourself
-# ``torch.nn.ModuleDict``                hold layers chosen by key
-# ``torch.nn.Parameter``                 make a tensor a trainable attribute
-# ``torch.nn.ParameterList``             hold a variable number of parameters
-# ``torch.nn.ParameterDict``             hold parameters looked up by name
-# ``torch.nn.Identity``                  stand in for a layer and pass input through
-# ``torch.nn.Flatten``                   merge dimensions, keeping the batch dimension
-# ``torch.nn.Unflatten``                 split one dimension into several
-# ``torch.nn.Linear``                    apply an affine map (``bias=False``: linear only)
-# ``torch.nn.Bilinear``                  combine two inputs with a bilinear form
-# =====================================  ===================================================

@@ -2,12 +2,43 @@ r"""
 Convolution and pooling layers reference
 ========================================
 
-The sliding-window layers of ``torch.nn``: convolutions in one, two and three
-dimensions and their transposed versions, max, average, adaptive, fractional
-and power-average pooling, the unpooling layers that invert max pooling, and
-``Unfold`` / ``Fold``, which cut an image into patch columns and sew them back.
-Inputs are tiny and most cells print shapes, because the shape arithmetic is
-what people look up; one cell checks the output-size formula against a layer.
+The sliding-window layers of ``torch.nn`` on tiny inputs, printing the shapes
+that people come to look up.
+
+Summary
+-------
+
+==================================================================  ==================================================
+You want                                                            Call
+==================================================================  ==================================================
+to filter sequences ``(N, C, L)``                                   :entry:`nn.Conv1d <api-nn-conv1d>`
+to filter images; ``stride``, ``"same"``, ``dilation``, ``groups``  :entry:`nn.Conv2d <api-nn-conv2d>`
+to filter volumes and clips ``(N, C, D, H, W)``                     :entry:`nn.Conv3d <api-nn-conv3d>`
+to upsample sequences with learned filters                          :entry:`nn.ConvTranspose1d <api-nn-convtranspose1d>`
+to upsample images; ``output_size=`` picks the exact size           :entry:`nn.ConvTranspose2d <api-nn-convtranspose2d>`
+to upsample volumes                                                 :entry:`nn.ConvTranspose3d <api-nn-convtranspose3d>`
+to keep the maximum of each window along a sequence                 :entry:`nn.MaxPool1d <api-nn-maxpool1d>`
+to max-pool images, optionally with ``return_indices``              :entry:`nn.MaxPool2d <api-nn-maxpool2d>`
+to max-pool volumes; ``ceil_mode`` keeps partial windows            :entry:`nn.MaxPool3d <api-nn-maxpool3d>`
+to put pooled maxima back, zeros elsewhere                          :entry:`nn.MaxUnpool1d <api-nn-maxunpool1d>`
+to unpool images; ``output_size=`` for odd sides                    :entry:`nn.MaxUnpool2d <api-nn-maxunpool2d>`
+to unpool volumes                                                   :entry:`nn.MaxUnpool3d <api-nn-maxunpool3d>`
+to average each window along a sequence                             :entry:`nn.AvgPool1d <api-nn-avgpool1d>`
+to average image windows; ``count_include_pad`` for borders         :entry:`nn.AvgPool2d <api-nn-avgpool2d>`
+to average volume windows; ``divisor_override``                     :entry:`nn.AvgPool3d <api-nn-avgpool3d>`
+to average down to a fixed length                                   :entry:`nn.AdaptiveAvgPool1d <api-nn-adaptiveavgpool1d>`
+to average down to a fixed size (global pooling with 1)             :entry:`nn.AdaptiveAvgPool2d <api-nn-adaptiveavgpool2d>`
+to max-pool down to a fixed length                                  :entry:`nn.AdaptiveMaxPool1d <api-nn-adaptivemaxpool1d>`
+to max-pool down to a fixed size                                    :entry:`nn.AdaptiveMaxPool2d <api-nn-adaptivemaxpool2d>`
+to max-pool a volume to a fixed grid                                :entry:`nn.AdaptiveMaxPool3d <api-nn-adaptivemaxpool3d>`
+to shrink by a non-integer ratio with random windows                :entry:`nn.FractionalMaxPool2d <api-nn-fractionalmaxpool2d>`
+to the same for volumes                                             :entry:`nn.FractionalMaxPool3d <api-nn-fractionalmaxpool3d>`
+to take the p-norm of each window along a sequence                  :entry:`nn.LPPool1d <api-nn-lppool1d>`
+to take the p-norm of each image window                             :entry:`nn.LPPool2d <api-nn-lppool2d>`
+to turn sliding patches into columns                                :entry:`nn.Unfold <api-nn-unfold>`
+to sum columns back into an image (overlaps add)                    :entry:`nn.Fold <api-nn-fold>`
+to predict a layer's output length                                  :entry:`(L + 2p - d(k - 1) - 1) // s + 1 <api-nn-conv-output-size>`
+==================================================================  ==================================================
 """
 
 # %%
@@ -478,39 +509,3 @@ print("MaxPool2d       formula:", conv_out(11, **settings), "| layer:", pool(x).
 tconv = nn.ConvTranspose2d(1, 1, 3, stride=2, padding=1, output_padding=1, dilation=2)
 print("ConvTranspose2d formula:", transposed_out(11, output_padding=1, **settings), end=" ")
 print("| layer:", tconv(x).shape[-1])
-
-# %%
-# Summary
-# -------
-#
-# ====================================  ==========================================================
-# Name                                  Use it to
-# ====================================  ==========================================================
-# ``torch.nn.Conv1d``                   filter sequences ``(N, C, L)``
-# ``torch.nn.Conv2d``                   filter images; ``stride``, ``"same"``, ``dilation``, ``groups``
-# ``torch.nn.Conv3d``                   filter volumes and clips ``(N, C, D, H, W)``
-# ``torch.nn.ConvTranspose1d``          upsample sequences with learned filters
-# ``torch.nn.ConvTranspose2d``          upsample images; ``output_size=`` picks the exact size
-# ``torch.nn.ConvTranspose3d``          upsample volumes
-# ``torch.nn.MaxPool1d``                keep the maximum of each window along a sequence
-# ``torch.nn.MaxPool2d``                max-pool images, optionally with ``return_indices``
-# ``torch.nn.MaxPool3d``                max-pool volumes; ``ceil_mode`` keeps partial windows
-# ``torch.nn.MaxUnpool1d``              put pooled maxima back, zeros elsewhere
-# ``torch.nn.MaxUnpool2d``              unpool images; ``output_size=`` for odd sides
-# ``torch.nn.MaxUnpool3d``              unpool volumes
-# ``torch.nn.AvgPool1d``                average each window along a sequence
-# ``torch.nn.AvgPool2d``                average image windows; ``count_include_pad`` for borders
-# ``torch.nn.AvgPool3d``                average volume windows; ``divisor_override``
-# ``torch.nn.AdaptiveAvgPool1d``        average down to a fixed length
-# ``torch.nn.AdaptiveAvgPool2d``        average down to a fixed size (global pooling with 1)
-# ``torch.nn.AdaptiveMaxPool1d``        max-pool down to a fixed length
-# ``torch.nn.AdaptiveMaxPool2d``        max-pool down to a fixed size
-# ``torch.nn.AdaptiveMaxPool3d``        max-pool a volume to a fixed grid
-# ``torch.nn.FractionalMaxPool2d``      shrink by a non-integer ratio with random windows
-# ``torch.nn.FractionalMaxPool3d``      the same for volumes
-# ``torch.nn.LPPool1d``                 take the p-norm of each window along a sequence
-# ``torch.nn.LPPool2d``                 take the p-norm of each image window
-# ``torch.nn.Unfold``                   turn sliding patches into columns
-# ``torch.nn.Fold``                     sum columns back into an image (overlaps add)
-# output size formula                   predict a layer's output length
-# ====================================  ==========================================================

@@ -2,15 +2,40 @@ r"""
 Loss functions reference
 ========================
 
-Every loss in ``torch.nn`` beyond the everyday ones, each rebuilt from its
-formula and compared with ``torch.allclose``, so the entry shows exactly what
-the layer computes: regression losses with a soft corner (Smooth L1, Huber),
-distribution losses (KL divergence, Poisson and Gaussian likelihoods, CTC), and
-the margin and embedding losses used for ranking, multi-label outputs and
-metric learning. The six common losses (MSE, L1, cross-entropy, NLL, BCE and
-BCE with logits) are introduced on
-:ref:`sphx_glr_gallery_basics_nn_building_blocks.py`; here each gets a single
-line that reproduces it by hand.
+Every loss in ``torch.nn``, each rebuilt by hand from its formula and checked
+with ``torch.allclose``; the six everyday ones are introduced on
+:ref:`sphx_glr_gallery_basics_nn_building_blocks.py`.
+
+Summary
+-------
+
+==============================================  ==================================================
+You want                                        Call
+==============================================  ==================================================
+squared error, ``((a - b) ** 2).mean()``        :entry:`nn.MSELoss <api-nn-mseloss>`
+absolute error, ``(a - b).abs().mean()``        :entry:`nn.L1Loss <api-nn-l1loss>`
+logits vs indices or probabilities, smoothing   :entry:`nn.CrossEntropyLoss <api-nn-crossentropyloss>`
+log-probabilities vs class indices              :entry:`nn.NLLLoss <api-nn-nllloss>`
+probabilities vs 0/1 targets                    :entry:`nn.BCELoss <api-nn-bceloss>`
+logits vs 0/1 targets                           :entry:`nn.BCEWithLogitsLoss <api-nn-bcewithlogitsloss>`
+L2 near zero, L1 beyond ``beta``                :entry:`nn.SmoothL1Loss <api-nn-smoothl1loss>`
+L2 near zero, slope ``delta`` beyond            :entry:`nn.HuberLoss <api-nn-huberloss>`
+KL divergence; log-prob input, ``"batchmean"``  :entry:`nn.KLDivLoss <api-nn-kldivloss>`
+count targets, predicted (log) rate             :entry:`nn.PoissonNLLLoss <api-nn-poissonnllloss>`
+regression with a predicted variance            :entry:`nn.GaussianNLLLoss <api-nn-gaussiannllloss>`
+unaligned sequence labels (speech, OCR)         :entry:`nn.CTCLoss <api-nn-ctcloss>`
+which of two scores should be higher            :entry:`nn.MarginRankingLoss <api-nn-marginrankingloss>`
+a distance with similar/dissimilar labels       :entry:`nn.HingeEmbeddingLoss <api-nn-hingeembeddingloss>`
+logistic loss with -1/1 labels                  :entry:`nn.SoftMarginLoss <api-nn-softmarginloss>`
+multi-label hinge with index targets            :entry:`nn.MultiLabelMarginLoss <api-nn-multilabelmarginloss>`
+multi-label logistic loss with 0/1 targets      :entry:`nn.MultiLabelSoftMarginLoss <api-nn-multilabelsoftmarginloss>`
+multi-class hinge (SVM style)                   :entry:`nn.MultiMarginLoss <api-nn-multimarginloss>`
+pairs of vectors, similar or not, by cosine     :entry:`nn.CosineEmbeddingLoss <api-nn-cosineembeddingloss>`
+anchor/positive/negative, p-norm distance       :entry:`nn.TripletMarginLoss <api-nn-tripletmarginloss>`
+triplets with your own distance                 :entry:`nn.TripletMarginWithDistanceLoss <api-nn-tripletmarginwithdistanceloss>`
+the function form of a loss module              :entry:`F.mse_loss <api-nn-functional-mse-loss>`
+per-sample losses, a sum or a mean              :entry:`reduction="none" <api-nn-loss-reduction>`, ``"sum"``, ``"mean"``
+==============================================  ==================================================
 """
 
 # %%
@@ -544,35 +569,3 @@ print(
     "weighted mean == (w[y] * loss).sum() / w[y].sum():",
     torch.allclose(weighted, (w[labels] * each).sum() / w[labels].sum()),
 )
-
-# %%
-# Summary
-# -------
-#
-# ==========================================  ==================================================
-# Name                                        Use it for
-# ==========================================  ==================================================
-# ``torch.nn.MSELoss``                        squared error, ``((a - b) ** 2).mean()``
-# ``torch.nn.L1Loss``                         absolute error, ``(a - b).abs().mean()``
-# ``torch.nn.CrossEntropyLoss``               logits vs indices or probabilities, smoothing
-# ``torch.nn.NLLLoss``                        log-probabilities vs class indices
-# ``torch.nn.BCELoss``                        probabilities vs 0/1 targets
-# ``torch.nn.BCEWithLogitsLoss``              logits vs 0/1 targets
-# ``torch.nn.SmoothL1Loss``                   L2 near zero, L1 beyond ``beta``
-# ``torch.nn.HuberLoss``                      L2 near zero, slope ``delta`` beyond
-# ``torch.nn.KLDivLoss``                      KL divergence; log-prob input, ``"batchmean"``
-# ``torch.nn.PoissonNLLLoss``                 count targets, predicted (log) rate
-# ``torch.nn.GaussianNLLLoss``                regression with a predicted variance
-# ``torch.nn.CTCLoss``                        unaligned sequence labels (speech, OCR)
-# ``torch.nn.MarginRankingLoss``              which of two scores should be higher
-# ``torch.nn.HingeEmbeddingLoss``             a distance with similar/dissimilar labels
-# ``torch.nn.SoftMarginLoss``                 logistic loss with -1/1 labels
-# ``torch.nn.MultiLabelMarginLoss``           multi-label hinge with index targets
-# ``torch.nn.MultiLabelSoftMarginLoss``       multi-label logistic loss with 0/1 targets
-# ``torch.nn.MultiMarginLoss``                multi-class hinge (SVM style)
-# ``torch.nn.CosineEmbeddingLoss``            pairs of vectors, similar or not, by cosine
-# ``torch.nn.TripletMarginLoss``              anchor/positive/negative, p-norm distance
-# ``torch.nn.TripletMarginWithDistanceLoss``  triplets with your own distance
-# ``torch.nn.functional.mse_loss``            the function form of a loss module
-# ``reduction=``                              ``"none"``, ``"sum"`` or ``"mean"`` per loss
-# ==========================================  ==================================================

@@ -2,14 +2,39 @@ r"""
 Normalization, dropout, embedding and distance layers reference
 ===============================================================
 
-The ``torch.nn`` layers that rescale activations (batch, instance, layer, RMS,
-group and local response normalisation), the layers that randomly silence
-them during training (the dropout family), the lookup tables that turn integer
-ids into vectors (``Embedding``, ``EmbeddingBag``) and the layers that compare
-vectors (cosine similarity, pairwise and all-pairs distances). Every
-normalisation is checked against the formula written out by hand, and every
-entry is a snippet that runs alone in a fresh session, with its output from
-the build.
+The ``torch.nn`` layers that normalise, drop, look up and compare activations,
+each normalisation checked against its formula written out by hand.
+
+Summary
+-------
+
+=====================================================  ==================================================
+You want                                               Call
+=====================================================  ==================================================
+to normalise features with batch, then running, stats  :entry:`nn.BatchNorm1d <api-nn-batchnorm1d>`
+to the same per channel of a volume                    :entry:`nn.BatchNorm3d <api-nn-batchnorm3d>`
+to share batch statistics across processes             :entry:`nn.SyncBatchNorm <api-nn-syncbatchnorm>`
+to normalise each sample and channel on its own        :entry:`nn.InstanceNorm1d <api-nn-instancenorm1d>`
+to normalise the trailing feature dimensions           :entry:`nn.LayerNorm <api-nn-layernorm>`
+to divide by the root mean square, no centring         :entry:`nn.RMSNorm <api-nn-rmsnorm>`
+to normalise groups of channels per sample             :entry:`nn.GroupNorm <api-nn-groupnorm>`
+to damp a channel by its neighbours' energy            :entry:`nn.LocalResponseNorm <api-nn-localresponsenorm>`
+to zero elements at random while training              :entry:`nn.Dropout <api-nn-dropout>`
+to zero whole channels of ``(N, C, L)``                :entry:`nn.Dropout1d <api-nn-dropout1d>`
+to zero whole feature maps of ``(N, C, H, W)``         :entry:`nn.Dropout2d <api-nn-dropout2d>`
+to zero whole channels of ``(N, C, D, H, W)``          :entry:`nn.Dropout3d <api-nn-dropout3d>`
+to drop elements in a SELU network                     :entry:`nn.AlphaDropout <api-nn-alphadropout>`
+to drop channels in a SELU network                     :entry:`nn.FeatureAlphaDropout <api-nn-featurealphadropout>`
+to map integer ids to learned vectors                  :entry:`nn.Embedding <api-nn-embedding>`
+to wrap existing vectors, frozen by default            :entry:`nn.Embedding.from_pretrained <api-nn-embedding-from-pretrained>`
+to look up and reduce bags of ids                      :entry:`nn.EmbeddingBag <api-nn-embeddingbag>`
+to wrap existing vectors as a bag lookup               :entry:`nn.EmbeddingBag.from_pretrained <api-nn-embeddingbag-from-pretrained>`
+to cosine of the angle between vectors                 :entry:`nn.CosineSimilarity <api-nn-cosinesimilarity>`
+to the same as a broadcasting function                 :entry:`F.cosine_similarity <api-nn-functional-cosine-similarity>`
+to row-by-row ``p``-norm distance                      :entry:`nn.PairwiseDistance <api-nn-pairwisedistance>`
+to the same as a function                              :entry:`F.pairwise_distance <api-nn-functional-pairwise-distance>`
+to all-pairs distances between two sets                :entry:`torch.cdist <api-torch-cdist>`
+=====================================================  ==================================================
 """
 
 # %%
@@ -463,35 +488,3 @@ by_hand = (points[:, None, :] - centres[None, :, :]).norm(dim=-1)
 print("matches broadcasting formula:", torch.allclose(euclid, by_hand))
 print(euclid)
 print(torch.cdist(points, centres, p=1.0))
-
-# %%
-# Summary
-# -------
-#
-# =============================================  ===================================================
-# Name                                           Use it to
-# =============================================  ===================================================
-# ``torch.nn.BatchNorm1d``                       normalise features with batch, then running, stats
-# ``torch.nn.BatchNorm3d``                       the same per channel of a volume
-# ``torch.nn.SyncBatchNorm``                     share batch statistics across processes
-# ``torch.nn.InstanceNorm1d``                    normalise each sample and channel on its own
-# ``torch.nn.LayerNorm``                         normalise the trailing feature dimensions
-# ``torch.nn.RMSNorm``                           divide by the root mean square, no centring
-# ``torch.nn.GroupNorm``                         normalise groups of channels per sample
-# ``torch.nn.LocalResponseNorm``                 damp a channel by its neighbours' energy
-# ``torch.nn.Dropout``                           zero elements at random while training
-# ``torch.nn.Dropout1d``                         zero whole channels of ``(N, C, L)``
-# ``torch.nn.Dropout2d``                         zero whole feature maps of ``(N, C, H, W)``
-# ``torch.nn.Dropout3d``                         zero whole channels of ``(N, C, D, H, W)``
-# ``torch.nn.AlphaDropout``                      drop elements in a SELU network
-# ``torch.nn.FeatureAlphaDropout``               drop channels in a SELU network
-# ``torch.nn.Embedding``                         map integer ids to learned vectors
-# ``torch.nn.Embedding.from_pretrained``         wrap existing vectors, frozen by default
-# ``torch.nn.EmbeddingBag``                      look up and reduce bags of ids
-# ``torch.nn.EmbeddingBag.from_pretrained``      wrap existing vectors as a bag lookup
-# ``torch.nn.CosineSimilarity``                  cosine of the angle between vectors
-# ``torch.nn.functional.cosine_similarity``      the same as a broadcasting function
-# ``torch.nn.PairwiseDistance``                  row-by-row ``p``-norm distance
-# ``torch.nn.functional.pairwise_distance``      the same as a function
-# ``torch.cdist``                                all-pairs distances between two sets
-# =============================================  ===================================================

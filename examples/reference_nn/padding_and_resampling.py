@@ -2,13 +2,37 @@ r"""
 Padding, upsampling and pixel-shuffle layers reference
 ======================================================
 
-Layers that change the spatial size of a tensor without learning anything:
-the padding modules (zero, constant, reflection, replication, circular) and
-their functional form ``F.pad``, resizing with ``nn.Upsample`` and
-``F.interpolate``, and the layers that trade spatial positions for channels
-(``PixelShuffle``, ``PixelUnshuffle``) or reorder channels (``ChannelShuffle``).
-Inputs are a few numbers each, so every padded or interpolated value can be
-read off the output.
+The layers that pad, resize and reshuffle a tensor without learning anything,
+on inputs small enough to read every value off the output.
+
+Summary
+-------
+
+=====================================================  ==================================================
+You want                                               Call
+=====================================================  ==================================================
+to add zeros at both ends of a sequence                :entry:`nn.ZeroPad1d <api-nn-zeropad1d>`
+to add a zero border around an image                   :entry:`nn.ZeroPad2d <api-nn-zeropad2d>`
+to pad a sequence with a chosen value                  :entry:`nn.ConstantPad1d <api-nn-constantpad1d>`
+to pad an image with a chosen value                    :entry:`nn.ConstantPad2d <api-nn-constantpad2d>`
+to pad a volume with a chosen value                    :entry:`nn.ConstantPad3d <api-nn-constantpad3d>`
+to mirror a sequence at its ends                       :entry:`nn.ReflectionPad1d <api-nn-reflectionpad1d>`
+to mirror an image at its borders                      :entry:`nn.ReflectionPad2d <api-nn-reflectionpad2d>`
+to mirror a volume at its faces                        :entry:`nn.ReflectionPad3d <api-nn-reflectionpad3d>`
+to repeat the end values of a sequence                 :entry:`nn.ReplicationPad1d <api-nn-replicationpad1d>`
+to repeat the border pixels of an image                :entry:`nn.ReplicationPad2d <api-nn-replicationpad2d>`
+to repeat the faces of a volume                        :entry:`nn.ReplicationPad3d <api-nn-replicationpad3d>`
+to wrap a periodic sequence around                     :entry:`nn.CircularPad1d <api-nn-circularpad1d>`
+to wrap an image like a torus                          :entry:`nn.CircularPad2d <api-nn-circularpad2d>`
+to pad or crop any dims, last dim first, any mode      :entry:`F.pad <api-nn-functional-pad>`
+to resize inside an ``nn.Sequential``                  :entry:`nn.Upsample <api-nn-upsample>`
+to old name: use ``nn.Upsample(mode="nearest")``       :entry:`nn.UpsamplingNearest2d <api-nn-upsamplingnearest2d>`
+to old name: use bilinear with ``align_corners=True``  :entry:`nn.UpsamplingBilinear2d <api-nn-upsamplingbilinear2d>`
+to resize by size or factor, bicubic, antialiased      :entry:`F.interpolate <api-nn-functional-interpolate>`
+to move channels into a larger image                   :entry:`nn.PixelShuffle <api-nn-pixelshuffle>`
+to move image blocks back into channels                :entry:`nn.PixelUnshuffle <api-nn-pixelunshuffle>`
+to interleave channel groups                           :entry:`nn.ChannelShuffle <api-nn-channelshuffle>`
+=====================================================  ==================================================
 """
 
 # %%
@@ -351,33 +375,3 @@ from torch import nn
 
 labels = torch.arange(8.0).reshape(1, 8, 1, 1)
 nn.ChannelShuffle(groups=2)(labels).flatten()
-
-# %%
-# Summary
-# -------
-#
-# ======================================  ==================================================
-# Name                                    Use it to
-# ======================================  ==================================================
-# ``torch.nn.ZeroPad1d``                  add zeros at both ends of a sequence
-# ``torch.nn.ZeroPad2d``                  add a zero border around an image
-# ``torch.nn.ConstantPad1d``              pad a sequence with a chosen value
-# ``torch.nn.ConstantPad2d``              pad an image with a chosen value
-# ``torch.nn.ConstantPad3d``              pad a volume with a chosen value
-# ``torch.nn.ReflectionPad1d``            mirror a sequence at its ends
-# ``torch.nn.ReflectionPad2d``            mirror an image at its borders
-# ``torch.nn.ReflectionPad3d``            mirror a volume at its faces
-# ``torch.nn.ReplicationPad1d``           repeat the end values of a sequence
-# ``torch.nn.ReplicationPad2d``           repeat the border pixels of an image
-# ``torch.nn.ReplicationPad3d``           repeat the faces of a volume
-# ``torch.nn.CircularPad1d``              wrap a periodic sequence around
-# ``torch.nn.CircularPad2d``              wrap an image like a torus
-# ``torch.nn.functional.pad``             pad or crop any dims, last dim first, any mode
-# ``torch.nn.Upsample``                   resize inside an ``nn.Sequential``
-# ``torch.nn.UpsamplingNearest2d``        old name: use ``nn.Upsample(mode="nearest")``
-# ``torch.nn.UpsamplingBilinear2d``       old name: use bilinear with ``align_corners=True``
-# ``torch.nn.functional.interpolate``     resize by size or factor, bicubic, antialiased
-# ``torch.nn.PixelShuffle``               move channels into a larger image
-# ``torch.nn.PixelUnshuffle``             move image blocks back into channels
-# ``torch.nn.ChannelShuffle``             interleave channel groups
-# ======================================  ==================================================

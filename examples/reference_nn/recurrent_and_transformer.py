@@ -2,12 +2,30 @@ r"""
 Recurrent cells and Transformer layers reference
 ================================================
 
-The sequence layers of ``torch.nn``: single-step recurrent cells that you drive
-with a Python loop, the multi-layer ``RNN``, ``LSTM`` and ``GRU`` modules that
-run the whole loop for you, and the Transformer encoder and decoder stacks with
-their masks. Sizes are tiny on purpose (sequence length 5, batch 2,
-``d_model=8``, two heads), so most cells print shapes: the shapes, and which
-dimension is which, are what people look up.
+The recurrent cells and loops of ``torch.nn`` and the Transformer stacks with
+their masks, at sizes small enough that the printed shapes tell which dimension
+is which.
+
+Summary
+-------
+
+==============================================  ==================================================
+You want                                        Call
+==============================================  ==================================================
+to step a tanh or ReLU RNN by hand              :entry:`nn.RNNCell <api-nn-rnncell>`
+to step an LSTM by hand, carrying ``(h, c)``    :entry:`nn.LSTMCell <api-nn-lstmcell>`
+to step a GRU by hand                           :entry:`nn.GRUCell <api-nn-grucell>`
+to run a stacked, optionally bidirectional RNN  :entry:`nn.RNN <api-nn-rnn>`
+to run an LSTM; ``proj_size`` shrinks ``h``     :entry:`nn.LSTM <api-nn-lstm>`
+to run a GRU; ``h_n`` ignores ``batch_first``   :entry:`nn.GRU <api-nn-gru>`
+one self-attention + feed-forward block         :entry:`nn.TransformerEncoderLayer <api-nn-transformerencoderlayer>`
+to stack encoder layers, mask padding           :entry:`nn.TransformerEncoder <api-nn-transformerencoder>`
+one masked self-, cross-attention block         :entry:`nn.TransformerDecoderLayer <api-nn-transformerdecoderlayer>`
+to stack decoder layers over ``memory``         :entry:`nn.TransformerDecoder <api-nn-transformerdecoder>`
+to build a causal ``tgt_mask``                  :entry:`generate_square_subsequent_mask(5) <api-nn-transformer-generate-square-subsequent-mask>`
+a full encoder-decoder without embeddings       :entry:`nn.Transformer <api-nn-transformer>`
+the attention block itself                      :entry:`nn.MultiheadAttention <api-nn-multiheadattention>`
+==============================================  ==================================================
 """
 
 # %%
@@ -339,25 +357,3 @@ out, weights = mha(query, keys, keys)
 _, per_head = mha(query, keys, keys, average_attn_weights=False)
 print("output:", tuple(out.shape), "| weights:", tuple(weights.shape))
 print("per-head weights:", tuple(per_head.shape))
-
-# %%
-# Summary
-# -------
-#
-# =========================================================  ===============================================
-# Name                                                       Use it to
-# =========================================================  ===============================================
-# ``torch.nn.RNNCell``                                       step a tanh or ReLU RNN by hand
-# ``torch.nn.LSTMCell``                                      step an LSTM by hand, carrying ``(h, c)``
-# ``torch.nn.GRUCell``                                       step a GRU by hand
-# ``torch.nn.RNN``                                           run a stacked, optionally bidirectional RNN
-# ``torch.nn.LSTM``                                          run an LSTM; ``proj_size`` shrinks ``h``
-# ``torch.nn.GRU``                                           run a GRU; ``h_n`` ignores ``batch_first``
-# ``torch.nn.TransformerEncoderLayer``                       one self-attention + feed-forward block
-# ``torch.nn.TransformerEncoder``                            stack encoder layers, mask padding
-# ``torch.nn.TransformerDecoderLayer``                       one masked self-, cross-attention block
-# ``torch.nn.TransformerDecoder``                            stack decoder layers over ``memory``
-# ``torch.nn.Transformer.generate_square_subsequent_mask``   build a causal ``tgt_mask``
-# ``torch.nn.Transformer``                                   a full encoder-decoder without embeddings
-# ``torch.nn.MultiheadAttention``                            the attention block itself
-# =========================================================  ===============================================

@@ -2,12 +2,39 @@ r"""
 Autograd reference
 ==================
 
-The calls that compute, shape and inspect gradients: ``backward`` and
-``torch.autograd.grad``, tensor and graph hooks, the grad-mode switches,
-saved-tensor hooks, custom ``torch.autograd.Function`` classes checked with
-``gradcheck``, Jacobians and Hessians, forward-mode AD and anomaly detection.
-Each entry is one sentence, a snippet you can paste into a fresh session, and
-the output it printed when this site was built.
+The calls that compute, shape and inspect gradients, from ``backward`` to
+custom ``autograd.Function`` classes, forward-mode AD and anomaly detection.
+
+Summary
+-------
+
+===================================================  ==================================================
+You want                                             Call
+===================================================  ==================================================
+to accumulate gradients of a scalar into ``.grad``   :entry:`loss.backward() <api-tensor-backward>`
+to get gradients back as values, or higher orders    :entry:`torch.autograd.grad <api-autograd-grad>`
+to backpropagate non-scalar outputs with weights     :entry:`torch.autograd.backward <api-autograd-backward>`
+to keep ``.grad`` on an intermediate tensor          :entry:`h.retain_grad() <api-retain-grad>`
+to read or replace one tensor's gradient             :entry:`t.register_hook(fn) <api-tensor-register-hook>`
+to walk the backward graph from ``grad_fn``          :entry:`y.grad_fn.next_functions <api-autograd-graph-node>`
+to hook the gradient arriving at a graph node        :entry:`y.grad_fn.register_prehook(fn) <api-node-register-prehook>`
+to stop (or resume) recording operations             :entry:`with torch.no_grad(): <api-no-grad>`, ``torch.enable_grad``
+to switch recording with a boolean                   :entry:`torch.set_grad_enabled <api-set-grad-enabled>`
+the fastest no-recording mode for inference          :entry:`torch.inference_mode <api-inference-mode>`
+to transform tensors saved for backward              :entry:`graph.saved_tensors_hooks(pack, unpack) <api-saved-tensors-hooks>`
+to offload saved activations to host memory          :entry:`graph.save_on_cpu() <api-save-on-cpu>`
+to forbid saved-tensor hooks in a block              :entry:`graph.disable_saved_tensors_hooks(msg) <api-disable-saved-tensors-hooks>`
+to write an op with its own backward formula         :entry:`torch.autograd.Function <api-autograd-function>`
+to declare outputs without gradients                 :entry:`ctx.mark_non_differentiable <api-mark-non-differentiable>`
+to declare inputs that ``forward`` changed in place  :entry:`ctx.mark_dirty <api-mark-dirty>`
+to get ``None``, not zeros, for unused outputs       :entry:`ctx.set_materialize_grads(False) <api-set-materialize-grads>`
+to test a backward formula numerically               :entry:`torch.autograd.gradcheck <api-gradcheck>`
+a full Jacobian at a point                           :entry:`autograd.functional.jacobian(f, x) <api-autograd-functional-jacobian>`
+a full Hessian at a point                            :entry:`autograd.functional.hessian(f, x) <api-autograd-functional-hessian>`
+forward-mode directional derivatives                 :entry:`torch.autograd.forward_ad <api-forward-ad>`
+to find the op whose backward made NaN               :entry:`torch.autograd.detect_anomaly <api-detect-anomaly>`
+to switch anomaly detection by a boolean             :entry:`torch.autograd.set_detect_anomaly <api-set-detect-anomaly>`
+===================================================  ==================================================
 """
 
 # %%
@@ -491,35 +518,3 @@ print("default:", torch.is_anomaly_enabled())
 with torch.autograd.set_detect_anomaly(True):
     print("inside: ", torch.is_anomaly_enabled())
 print("after:  ", torch.is_anomaly_enabled())
-
-# %%
-# Summary
-# -------
-#
-# ====================================================  ===============================================
-# Name                                                  Use it to
-# ====================================================  ===============================================
-# ``torch.Tensor.backward``                             accumulate gradients of a scalar into ``.grad``
-# ``torch.autograd.grad``                               get gradients back as values, or higher orders
-# ``torch.autograd.backward``                           backpropagate non-scalar outputs with weights
-# ``torch.Tensor.retain_grad``                          keep ``.grad`` on an intermediate tensor
-# ``torch.Tensor.register_hook``                        read or replace one tensor's gradient
-# ``torch.autograd.graph.Node``                         walk the backward graph from ``grad_fn``
-# ``torch.autograd.graph.Node.register_prehook``        hook the gradient arriving at a graph node
-# ``torch.no_grad`` / ``torch.enable_grad``             stop (or resume) recording operations
-# ``torch.set_grad_enabled``                            switch recording with a boolean
-# ``torch.inference_mode``                              the fastest no-recording mode for inference
-# ``torch.autograd.graph.saved_tensors_hooks``          transform tensors saved for backward
-# ``torch.autograd.graph.save_on_cpu``                  offload saved activations to host memory
-# ``torch.autograd.graph.disable_saved_tensors_hooks``  forbid saved-tensor hooks in a block
-# ``torch.autograd.Function``                           write an op with its own backward formula
-# ``ctx.mark_non_differentiable``                       declare outputs without gradients
-# ``ctx.mark_dirty``                                    declare inputs that ``forward`` changed in place
-# ``ctx.set_materialize_grads(False)``                  get ``None``, not zeros, for unused outputs
-# ``torch.autograd.gradcheck``                          test a backward formula numerically
-# ``torch.autograd.functional.jacobian``                a full Jacobian at a point
-# ``torch.autograd.functional.hessian``                 a full Hessian at a point
-# ``torch.autograd.forward_ad``                         forward-mode directional derivatives
-# ``torch.autograd.detect_anomaly``                     find the op whose backward made NaN
-# ``torch.autograd.set_detect_anomaly``                 switch anomaly detection by a boolean
-# ====================================================  ===============================================

@@ -2,32 +2,54 @@ r"""
 torch.compiler reference
 ========================
 
-The knobs around ``torch.compile``: keeping a function out of the graph or
-putting one in whole, asking whether code is being traced, freezing a value,
-compiling NumPy code, switching compilation off for a block, limiting
-recompiles, and the legacy spelling older code still uses. To make the effect
-visible, most entries compile with a small backend that records the operations
-of each captured graph instead of generating code; swap in the default
-(``inductor``) for speed. The :ref:`how-it-works page
-<sphx_glr_gallery_pytorch2_compile_internals.py>` explains the machinery.
+The switches around ``torch.compile``: what goes into a graph, when it
+recompiles, and how to turn it off.
+
+Summary
+-------
+
+==================================================  ==================================================
+You want                                            Call
+==================================================  ==================================================
+to see what a graph holds                           :entry:`torch.compile(fn, backend=record) <api-compiler-custom-backend>`
+to keep a function out of the graph (runs eagerly)  :entry:`@torch.compiler.disable <api-compiler-disable>`
+to put a function in the graph as one opaque call   :entry:`torch.compiler.allow_in_graph <api-compiler-allow-in-graph>`
+to branch on whether Dynamo is tracing              :entry:`torch.compiler.is_compiling <api-compiler-is-compiling>`
+to bake a function's result in as a constant        :entry:`torch.compiler.assume_constant_result <api-compiler-assume-constant-result>`
+to compile NumPy code on tensors                    :entry:`torch.compiler.wrap_numpy <api-compiler-wrap-numpy>`
+to force eager, or fail instead of recompiling      :entry:`torch.compiler.set_stance <api-compiler-set-stance>`
+to cap the graphs kept per function                 :entry:`torch._dynamo.config.recompile_limit <api-dynamo-config-recompile-limit>`
+to drop every compiled graph and guard              :entry:`torch.compiler.reset <api-compiler-reset>`
+the legacy spelling of ``torch.compile``            :entry:`torch._dynamo.optimize <api-dynamo-optimize>`
+the names to pass as ``backend=``                   :entry:`torch.compiler.list_backends <api-compiler-list-backends>`
+==================================================  ==================================================
 """
 
 # %%
+# .. _api-compiler-custom-backend:
+#
 # A backend that shows the graphs
 # -------------------------------
 # A ``torch.compile`` backend is any function that takes the captured FX graph
-# and example inputs and returns something callable. This one records the
-# operations of each graph in ``captured`` and runs the graph unchanged; the
-# entries below use it to show what ended up in the graph.
+# and example inputs and returns something callable. This one notes the ops of
+# each graph and runs it unchanged, so the entries below can show what went into
+# the graph; the default backend (``inductor``) is the one that makes code fast.
+# How the pieces fit: :ref:`sphx_glr_gallery_pytorch2_compile_internals.py`.
 import torch
 
-captured = []
+graphs = []
 
 
-def recording_backend(gm, example_inputs):
-    calls = [n for n in gm.graph.nodes if n.op.startswith("call")]
-    captured.append([str(getattr(n.target, "__name__", n.target)) for n in calls])
+def record(gm, example_inputs):  # a backend: note each graph's ops, run it as is
+    graphs.append(
+        [getattr(n.target, "__name__", n.target) for n in gm.graph.nodes if n.op.startswith("call")]
+    )
     return gm.forward
+
+
+fn = torch.compile(lambda x: torch.relu(x).sum(), backend=record)
+fn(torch.randn(3))
+print(graphs)
 
 
 # %%
@@ -41,7 +63,14 @@ def recording_backend(gm, example_inputs):
 # eagerly and the compiled function is split into two graphs.
 import torch
 
-captured.clear()
+graphs = []
+
+
+def record(gm, example_inputs):  # a backend: note each graph's ops, run it as is
+    graphs.append(
+        [getattr(n.target, "__name__", n.target) for n in gm.graph.nodes if n.op.startswith("call")]
+    )
+    return gm.forward
 
 
 @torch.compiler.disable
@@ -49,7 +78,7 @@ def log_mean(x):
     print(f"eager side: mean = {x.mean().item():.3f}")
 
 
-@torch.compile(backend=recording_backend)
+@torch.compile(backend=record)
 def step(x):
     y = torch.relu(x) * 2
     log_mean(y)
@@ -57,7 +86,7 @@ def step(x):
 
 
 print("result:", step(torch.tensor([-1.0, 0.5, 2.0])))
-for i, ops in enumerate(captured):
+for i, ops in enumerate(graphs):
     print(f"graph {i}: {ops}")
 
 # %%
@@ -71,7 +100,14 @@ for i, ops in enumerate(captured):
 # free of side effects.
 import torch
 
-captured.clear()
+graphs = []
+
+
+def record(gm, example_inputs):  # a backend: note each graph's ops, run it as is
+    graphs.append(
+        [getattr(n.target, "__name__", n.target) for n in gm.graph.nodes if n.op.startswith("call")]
+    )
+    return gm.forward
 
 
 def swish(x):
@@ -81,12 +117,12 @@ def swish(x):
 torch.compiler.allow_in_graph(swish)
 
 
-@torch.compile(backend=recording_backend, fullgraph=True)
+@torch.compile(backend=record, fullgraph=True)
 def head(x):
     return swish(x) + 1
 
 
-print(head(torch.ones(2)), captured)
+print(head(torch.ones(2)), graphs)
 
 # %%
 # .. _api-compiler-is-compiling:
@@ -118,7 +154,14 @@ print("eager:", scale(torch.ones(2)), "compiled:", compiled_scale(torch.ones(2))
 # result must really never change (a value read from a config, say).
 import torch
 
-captured.clear()
+graphs = []
+
+
+def record(gm, example_inputs):  # a backend: note each graph's ops, run it as is
+    graphs.append(
+        [getattr(n.target, "__name__", n.target) for n in gm.graph.nodes if n.op.startswith("call")]
+    )
+    return gm.forward
 
 
 @torch.compiler.assume_constant_result
@@ -126,12 +169,12 @@ def gain_from_config():
     return 3
 
 
-@torch.compile(backend=recording_backend)
+@torch.compile(backend=record)
 def amplify(x):
     return x * gain_from_config()
 
 
-print(amplify(torch.ones(2)), "graph:", captured)
+print(amplify(torch.ones(2)), "graph:", graphs)
 
 # %%
 # .. _api-compiler-wrap-numpy:
@@ -165,13 +208,20 @@ print(type(out).__name__, out)
 # serving. Use it as a context manager or call it to set and ``"default"`` to undo.
 import torch
 
-captured.clear()
-double = torch.compile(lambda x: x * 2, backend=recording_backend)
+graphs = []
+
+
+def count(gm, example_inputs):  # a backend that counts the graphs it is handed
+    graphs.append(gm)
+    return gm.forward
+
+
+double = torch.compile(lambda x: x * 2, backend=count)
 with torch.compiler.set_stance("force_eager"):
     double(torch.ones(3))
-print("graphs under force_eager:", len(captured))
+print("graphs under force_eager:", len(graphs))
 double(torch.ones(3))
-print("graphs afterwards:", len(captured))
+print("graphs afterwards:", len(graphs))
 with torch.compiler.set_stance("fail_on_recompile"):
     try:
         double(torch.ones(3, dtype=torch.float64))  # a new dtype would need a new graph
@@ -192,13 +242,20 @@ with torch.compiler.set_stance("fail_on_recompile"):
 import torch
 import torch._dynamo
 
+graphs = []
+
+
+def count(gm, example_inputs):  # a backend that counts the graphs it is handed
+    graphs.append(gm)
+    return gm.forward
+
+
 print("default limit:", torch._dynamo.config.recompile_limit)
-captured.clear()
 with torch._dynamo.config.patch(recompile_limit=2):
-    cosine = torch.compile(lambda x: x.cos() + 1, backend=recording_backend, dynamic=False)
+    cosine = torch.compile(lambda x: x.cos() + 1, backend=count, dynamic=False)
     for length in range(1, 5):
         cosine(torch.ones(length))
-print("graphs compiled for 4 lengths:", len(captured))
+print("graphs compiled for 4 lengths:", len(graphs))
 
 # %%
 # .. _api-compiler-reset:
@@ -210,14 +267,21 @@ print("graphs compiled for 4 lengths:", len(captured))
 # benchmarks that must each pay their own compile cost.
 import torch
 
-captured.clear()
-square = torch.compile(lambda x: x * x, backend=recording_backend)
+graphs = []
+
+
+def count(gm, example_inputs):  # a backend that counts the graphs it is handed
+    graphs.append(gm)
+    return gm.forward
+
+
+square = torch.compile(lambda x: x * x, backend=count)
 square(torch.ones(2))
 square(torch.ones(2))
-print("graphs before reset:", len(captured))
+print("graphs before reset:", len(graphs))
 torch.compiler.reset()
 square(torch.ones(2))
-print("graphs after reset:", len(captured))
+print("graphs after reset:", len(graphs))
 
 # %%
 # .. _api-dynamo-optimize:
@@ -247,22 +311,3 @@ import torch
 print(torch.compiler.list_backends())
 every = torch.compiler.list_backends(exclude_tags=None)
 print(len(every), "in all; default:", torch.compiler.get_default_backend())
-
-# %%
-# Summary
-# -------
-#
-# ==========================================  =============================================
-# Name                                        Use it to
-# ==========================================  =============================================
-# ``torch.compiler.disable``                  keep a function out of the graph (runs eagerly)
-# ``torch.compiler.allow_in_graph``           put a function in the graph as one opaque call
-# ``torch.compiler.is_compiling``             branch on whether Dynamo is tracing
-# ``torch.compiler.assume_constant_result``   bake a function's result in as a constant
-# ``torch.compiler.wrap_numpy``               compile NumPy code on tensors
-# ``torch.compiler.set_stance``               force eager, or fail instead of recompiling
-# ``torch._dynamo.config.recompile_limit``    cap the graphs kept per function
-# ``torch.compiler.reset``                    drop every compiled graph and guard
-# ``torch._dynamo.optimize``                  legacy spelling of ``torch.compile``
-# ``torch.compiler.list_backends``            names to pass as ``backend=``
-# ==========================================  =============================================

@@ -2,16 +2,41 @@ r"""
 torch.distributed API reference
 ===============================
 
-The parts of ``torch.distributed`` that the two walkthroughs leave out: the
-key-value stores that ranks meet through, point-to-point messages, subgroups,
-collectives on Python objects, ``monitored_barrier``, asynchronous work and its
-futures, DDP communication hooks, ``DistributedSampler`` and the availability
-checks. Snippets that need several processes start them with
-``cheatsheet.distributed.run`` (gloo backend, CPU), and each rank's output is
-shown as ``[rank N]`` lines. For ``init_process_group``, the common
-collectives, DDP, FSDP2 and ``torchrun``, see
-:ref:`sphx_glr_gallery_basics_distributed_basics.py` and
-:ref:`sphx_glr_gallery_pytorch2_distributed.py`.
+The parts of ``torch.distributed`` beyond the walkthroughs
+(:ref:`sphx_glr_gallery_basics_distributed_basics.py`,
+:ref:`sphx_glr_gallery_pytorch2_distributed.py`): stores, point-to-point,
+subgroups, object collectives, async work, DDP hooks and checks.
+
+Summary
+-------
+
+================================================  ==================================================
+You want                                          Call
+================================================  ==================================================
+to host or join a key-value store over TCP        :entry:`dist.TCPStore <api-distributed-tcpstore>`
+to keep a store in this process's memory          :entry:`dist.HashStore <api-distributed-hashstore>`
+to share a store through one file                 :entry:`dist.FileStore <api-distributed-filestore>`
+to give each job its own key space in a store     :entry:`dist.PrefixStore <api-distributed-prefixstore>`
+to send a tensor to one rank, blocking            :entry:`dist.send <api-distributed-send>`
+to receive a tensor; returns the sender's rank    :entry:`dist.recv <api-distributed-recv>`
+to send without blocking; ``work.wait()`` later   :entry:`dist.isend <api-distributed-isend>`
+to receive without blocking (ring exchange)       :entry:`dist.irecv <api-distributed-irecv>`
+to run collectives on some of the ranks           :entry:`dist.new_group <api-distributed-new-group>`
+to give every rank each rank's Python object      :entry:`dist.all_gather_object <api-distributed-all-gather-object>`
+to copy ``src``'s objects to every rank           :entry:`dist.broadcast_object_list <api-distributed-broadcast-object-list>`
+to collect one object per rank on ``dst``         :entry:`dist.gather_object <api-distributed-gather-object>`
+to hand one object to each rank from ``src``      :entry:`dist.scatter_object_list <api-distributed-scatter-object-list>`
+to find the rank that never arrives (gloo)        :entry:`dist.monitored_barrier <api-distributed-monitored-barrier>`
+to reduce in the background, chain on the future  :entry:`dist.all_reduce(t, async_op=True) <api-distributed-all-reduce>`
+to change how DDP reduces gradient buckets        :entry:`ddp.register_comm_hook(state, hook) <api-nn-parallel-distributeddataparallel-register-comm-hook>`
+to halve DDP's traffic with float16               :entry:`default_hooks.fp16_compress_hook <api-distributed-algorithms-ddp-comm-hooks-default-hooks-fp16-compress-hook>`
+to split a dataset's indices across ranks         :entry:`DistributedSampler(dataset) <api-utils-data-distributed-distributedsampler>`
+to name the backend of a group                    :entry:`dist.get_backend <api-distributed-get-backend>`
+to check for a default process group              :entry:`dist.is_initialized <api-distributed-is-initialized>`
+to check the build for gloo                       :entry:`dist.is_gloo_available <api-distributed-is-gloo-available>`
+to check the build for NCCL                       :entry:`dist.is_nccl_available <api-distributed-is-nccl-available>`
+several GPUs per process in one collective        :entry:`dist.all_reduce_multigpu <api-distributed-all-reduce-multigpu>` (removed)
+================================================  ==================================================
 """
 
 # %%
@@ -122,7 +147,9 @@ print("underlying_store is shared:", job_a.underlying_store is shared)
 #
 # torch.distributed.send
 # ----------------------
-# Sends a tensor to the rank ``dst`` and blocks; with gloo it returns only once
+# Snippets that need several processes start them with
+# ``cheatsheet.distributed.run`` (gloo, CPU); each rank's output shows as
+# ``[rank N]`` lines. ``send`` passes a tensor to the rank ``dst`` and blocks; with gloo it returns only once
 # that rank has posted the matching ``recv``, into a tensor of the same shape
 # and dtype.
 import torch
@@ -626,35 +653,3 @@ import torch.distributed as dist
 print("torch", torch.__version__)
 for name in ("all_reduce", "all_gather", "broadcast", "reduce", "reduce_scatter"):
     print(f"{name + '_multigpu':25} present: {hasattr(dist, name + '_multigpu')}")
-
-# %%
-# Summary
-# -------
-#
-# ================================================================================  =================================================
-# Name                                                                              Use it to
-# ================================================================================  =================================================
-# ``torch.distributed.TCPStore``                                                    host or join a key-value store over TCP
-# ``torch.distributed.HashStore``                                                   keep a store in this process's memory
-# ``torch.distributed.FileStore``                                                   share a store through one file
-# ``torch.distributed.PrefixStore``                                                 give each job its own key space in a store
-# ``torch.distributed.send``                                                        send a tensor to one rank, blocking
-# ``torch.distributed.recv``                                                        receive a tensor; returns the sender's rank
-# ``torch.distributed.isend``                                                       send without blocking; ``work.wait()`` later
-# ``torch.distributed.irecv``                                                       receive without blocking (ring exchange)
-# ``torch.distributed.new_group``                                                   run collectives on some of the ranks
-# ``torch.distributed.all_gather_object``                                           give every rank each rank's Python object
-# ``torch.distributed.broadcast_object_list``                                       copy ``src``'s objects to every rank
-# ``torch.distributed.gather_object``                                               collect one object per rank on ``dst``
-# ``torch.distributed.scatter_object_list``                                         hand one object to each rank from ``src``
-# ``torch.distributed.monitored_barrier``                                           find the rank that never arrives (gloo)
-# ``torch.distributed.all_reduce``                                                  reduce in the background, chain on the future
-# ``torch.nn.parallel.DistributedDataParallel.register_comm_hook``                  change how DDP reduces gradient buckets
-# ``torch.distributed.algorithms.ddp_comm_hooks.default_hooks.fp16_compress_hook``  halve DDP's traffic with float16
-# ``torch.utils.data.distributed.DistributedSampler``                               split a dataset's indices across ranks
-# ``torch.distributed.get_backend``                                                 name the backend of a group
-# ``torch.distributed.is_initialized``                                              check for a default process group
-# ``torch.distributed.is_gloo_available``                                           check the build for gloo
-# ``torch.distributed.is_nccl_available``                                           check the build for NCCL
-# ``torch.distributed.all_reduce_multigpu``                                         gone: one process per GPU, plain collectives
-# ================================================================================  =================================================

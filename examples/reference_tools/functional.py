@@ -2,11 +2,33 @@ r"""
 torch.nn.functional reference
 =============================
 
-``torch.nn.functional`` (imported as ``F``) holds the stateless functions behind
-the ``nn`` layers: activations, losses, convolutions, patch extraction,
-padding, resizing, one-hot encoding, normalisation, embedding lookup and
-dropout. Weights, when a function needs them, are passed in as arguments. Each
-entry is one sentence, a snippet that runs in a fresh session, and its output.
+The stateless functions behind the ``nn`` layers, imported as ``F``; any
+weights a function needs are passed in as arguments.
+
+Summary
+-------
+
+===============================================  ==================================================
+You want                                         Call
+===============================================  ==================================================
+to clip negatives to zero                        :entry:`F.relu <api-f-relu>`
+to apply the smooth GELU activation              :entry:`F.gelu <api-f-gelu>`
+to turn scores into probabilities along ``dim``  :entry:`F.softmax <api-f-softmax>`
+to get stable log-probabilities                  :entry:`F.log_softmax <api-f-log-softmax>`
+a classification loss from raw logits            :entry:`F.cross_entropy <api-f-cross-entropy>`
+a multi-label loss from raw logits               :entry:`F.binary_cross_entropy_with_logits(z, y) <api-f-binary-cross-entropy-with-logits>`
+an affine map with your own weights              :entry:`F.linear <api-f-linear>`
+a 2-D convolution with your own kernel           :entry:`F.conv2d <api-f-conv2d>`
+to extract sliding patches (im2col)              :entry:`F.unfold <api-f-unfold>`
+to put patches back into an image                :entry:`F.fold <api-f-fold>`
+to pad with constants, reflection, edges, wrap   :entry:`F.pad <api-f-pad>`
+to resize images and feature maps                :entry:`F.interpolate <api-f-interpolate>`
+to encode class indices as one-hot vectors       :entry:`F.one_hot <api-f-one-hot>`
+to scale vectors to unit norm                    :entry:`F.normalize <api-f-normalize>`
+to look up rows of an embedding table            :entry:`F.embedding <api-f-embedding>`
+to drop activations (pass ``training=``)         :entry:`F.dropout <api-f-dropout>`
+to normalise the last dimensions                 :entry:`F.layer_norm <api-f-layer-norm>`
+===============================================  ==================================================
 """
 
 # %%
@@ -265,29 +287,3 @@ acts = torch.tensor([[1.0, 2.0, 3.0, 6.0], [10.0, 10.0, 10.0, 14.0]])
 normed = F.layer_norm(acts, normalized_shape=(4,))
 print(normed)
 print("means:", normed.mean(dim=1), "| std:", normed.std(dim=1, unbiased=False))
-
-# %%
-# Summary
-# -------
-#
-# ============================================================  ================================================
-# Name                                                          Use it to
-# ============================================================  ================================================
-# ``torch.nn.functional.relu``                                  clip negatives to zero
-# ``torch.nn.functional.gelu``                                  apply the smooth GELU activation
-# ``torch.nn.functional.softmax``                               turn scores into probabilities along ``dim``
-# ``torch.nn.functional.log_softmax``                           get stable log-probabilities
-# ``torch.nn.functional.cross_entropy``                         classification loss from raw logits
-# ``torch.nn.functional.binary_cross_entropy_with_logits``      multi-label loss from raw logits
-# ``torch.nn.functional.linear``                                an affine map with your own weights
-# ``torch.nn.functional.conv2d``                                a 2-D convolution with your own kernel
-# ``torch.nn.functional.unfold``                                extract sliding patches (im2col)
-# ``torch.nn.functional.fold``                                  put patches back into an image
-# ``torch.nn.functional.pad``                                   pad with constants, reflection, edges, wrap
-# ``torch.nn.functional.interpolate``                           resize images and feature maps
-# ``torch.nn.functional.one_hot``                               encode class indices as one-hot vectors
-# ``torch.nn.functional.normalize``                             scale vectors to unit norm
-# ``torch.nn.functional.embedding``                             look up rows of an embedding table
-# ``torch.nn.functional.dropout``                               drop activations (pass ``training=``)
-# ``torch.nn.functional.layer_norm``                            normalise the last dimensions
-# ============================================================  ================================================

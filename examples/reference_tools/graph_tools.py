@@ -2,13 +2,27 @@ r"""
 Graph capture reference: torch.fx, TorchScript, torch.export
 ============================================================
 
-Three ways to turn a model into a graph you can read, rewrite or ship.
-``torch.fx`` traces Python into an editable graph of calls; TorchScript
-(``torch.jit``) compiles a model for a C++ runtime and is in maintenance, with
-its ``trace``, ``script`` and ``freeze`` deprecated in PyTorch 2.13;
-``torch.export`` is the current way to capture a whole program, and
-``torch.compile`` the current way to speed one up. Each entry is one sentence,
-a snippet that runs in a fresh session, and its output from the build.
+Three ways to turn a model into a graph you can read, rewrite or ship:
+``torch.fx``, TorchScript (in maintenance) and ``torch.export`` (current).
+
+Summary
+-------
+
+====================================================  ==================================================
+You want                                              Call
+====================================================  ==================================================
+to capture a module as an editable graph              :entry:`torch.fx.symbolic_trace <api-fx-symbolic-trace>`
+to read the nodes: ``op``, ``target``, ``args``       :entry:`gm.graph.nodes <api-fx-graph>`
+to regenerate code after editing the graph            :entry:`gm.recompile() <api-fx-graphmodule-recompile>`
+to save the generated code and weights as a package   :entry:`gm.to_folder(path) <api-fx-graphmodule-to-folder>`
+to swap every match of a pattern                      :entry:`subgraph_rewriter.replace_pattern <api-fx-replace-pattern>`
+to run a graph node by node with your own hooks       :entry:`torch.fx.Interpreter <api-fx-interpreter>`
+to record one run as TorchScript (deprecated)         :entry:`torch.jit.trace <api-jit-trace>`
+to compile Python source to TorchScript (deprecated)  :entry:`torch.jit.script <api-jit-script>`
+to inline weights as constants (deprecated)           :entry:`torch.jit.freeze <api-jit-freeze>`
+to ship a TorchScript archive                         :entry:`torch.jit.save(m, path) <api-jit-save>`, ``torch.jit.load``
+to capture a full program: the current path           :entry:`torch.export.export <api-export-export>`
+====================================================  ==================================================
 """
 
 # %%
@@ -318,23 +332,3 @@ for node in program.graph.nodes:
         print(node.target)
 print("inputs:", [spec.arg.name for spec in program.graph_signature.input_specs])
 print("batch of 7:", tuple(program.module()(torch.randn(7, 4)).shape))
-
-# %%
-# Summary
-# -------
-#
-# ==============================================  ===================================================
-# Name                                            Use it to
-# ==============================================  ===================================================
-# ``torch.fx.symbolic_trace``                     capture a module as an editable graph
-# ``torch.fx.Graph``                              read the nodes: ``op``, ``target``, ``args``
-# ``torch.fx.GraphModule.recompile``              regenerate code after editing the graph
-# ``torch.fx.GraphModule.to_folder``              save the generated code and weights as a package
-# ``torch.fx.subgraph_rewriter.replace_pattern``  swap every match of a pattern
-# ``torch.fx.Interpreter``                        run a graph node by node with your own hooks
-# ``torch.jit.trace``                             record one run as TorchScript (deprecated)
-# ``torch.jit.script``                            compile Python source to TorchScript (deprecated)
-# ``torch.jit.freeze``                            inline weights as constants (deprecated)
-# ``torch.jit.save`` / ``torch.jit.load``         ship a TorchScript archive
-# ``torch.export.export``                         capture a full program: the current path
-# ==============================================  ===================================================

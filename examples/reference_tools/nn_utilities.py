@@ -2,11 +2,42 @@ r"""
 torch.nn utilities reference
 ============================
 
-The helpers around ``torch.nn`` layers rather than the layers themselves:
-module hooks, weight initialisation, gradient clipping, flattening parameters
-into one vector, pruning, padding and packing variable-length sequences, and
-parametrizations such as weight and spectral normalisation. Each entry is one
-sentence, a snippet that runs in a fresh session, and its output from the build.
+The helpers around ``torch.nn`` layers: hooks, initialisation, gradient
+clipping, pruning, sequence packing and parametrizations.
+
+Summary
+-------
+
+====================================================  ==================================================
+You want                                              Call
+====================================================  ==================================================
+to read or replace a module's output                  :entry:`m.register_forward_hook(fn) <api-register-forward-hook>`
+to read or replace a module's inputs                  :entry:`m.register_forward_pre_hook(fn) <api-register-forward-pre-hook>`
+to see gradients at a module's boundary               :entry:`m.register_full_backward_hook(fn) <api-register-full-backward-hook>`
+to initialise weights in place                        :entry:`nn.init <api-nn-init>`
+to build a module without default initialisation      :entry:`nn.utils.skip_init <api-skip-init>`
+to clip the total gradient norm                       :entry:`nn.utils.clip_grad_norm_ <api-clip-grad-norm>`
+to clamp each gradient element                        :entry:`nn.utils.clip_grad_value_ <api-clip-grad-value>`
+to measure gradients, then ``clip_grads_with_norm_``  :entry:`nn.utils.get_total_norm <api-get-total-norm>`
+to flatten all parameters into one vector             :entry:`nn.utils.parameters_to_vector <api-parameters-to-vector>`
+to load a flat vector back into parameters            :entry:`nn.utils.vector_to_parameters <api-vector-to-parameters>`
+to mask the smallest weights of one tensor            :entry:`prune.l1_unstructured <api-prune-l1-unstructured>`
+to mask whole channels or rows by norm                :entry:`prune.ln_structured <api-prune-ln-structured>`
+to mask the smallest weights across layers            :entry:`prune.global_unstructured <api-prune-global-unstructured>`
+to apply a mask you computed                          :entry:`prune.custom_from_mask <api-prune-custom-from-mask>`
+to mask random channels or rows                       :entry:`prune.random_structured <api-prune-random-structured>`
+to make pruning permanent                             :entry:`prune.remove <api-prune-remove>`
+to pad a list of sequences into a batch               :entry:`rnn.pad_sequence <api-pad-sequence>`
+to pack a padded batch for an RNN                     :entry:`rnn.pack_padded_sequence <api-pack-padded-sequence>`
+to unpack an RNN's packed output                      :entry:`rnn.pad_packed_sequence <api-pad-packed-sequence>`
+to pack a list of sequences for an RNN                :entry:`rnn.pack_sequence <api-pack-sequence>`
+to split a weight into magnitude and direction        :entry:`parametrizations.weight_norm <api-weight-norm>`
+to bound a weight's largest singular value            :entry:`parametrizations.spectral_norm <api-spectral-norm>`
+to keep a weight orthogonal                           :entry:`parametrizations.orthogonal <api-orthogonal>`
+to constrain a parameter with your own module         :entry:`parametrize.register_parametrization <api-register-parametrization>`
+to compute parametrized weights once per block        :entry:`parametrize.cached <api-parametrize-cached>`
+to bake a parametrization into a plain weight         :entry:`parametrize.remove_parametrizations <api-remove-parametrizations>`
+====================================================  ==================================================
 """
 
 # %%
@@ -480,38 +511,3 @@ torch.manual_seed(0)
 rot = orthogonal(nn.Linear(3, 3))
 parametrize.remove_parametrizations(rot, "weight", leave_parametrized=True)
 print(type(rot).__name__, "|", [n for n, _ in rot.named_parameters()])
-
-# %%
-# Summary
-# -------
-#
-# ==========================================================  ==================================================
-# Name                                                        Use it to
-# ==========================================================  ==================================================
-# ``torch.nn.Module.register_forward_hook``                   read or replace a module's output
-# ``torch.nn.Module.register_forward_pre_hook``               read or replace a module's inputs
-# ``torch.nn.Module.register_full_backward_hook``             see gradients at a module's boundary
-# ``torch.nn.init``                                           initialise weights in place
-# ``torch.nn.utils.skip_init``                                build a module without default initialisation
-# ``torch.nn.utils.clip_grad_norm_``                          clip the total gradient norm
-# ``torch.nn.utils.clip_grad_value_``                         clamp each gradient element
-# ``torch.nn.utils.get_total_norm``                           measure gradients, then ``clip_grads_with_norm_``
-# ``torch.nn.utils.parameters_to_vector``                     flatten all parameters into one vector
-# ``torch.nn.utils.vector_to_parameters``                     load a flat vector back into parameters
-# ``torch.nn.utils.prune.l1_unstructured``                    mask the smallest weights of one tensor
-# ``torch.nn.utils.prune.ln_structured``                      mask whole channels or rows by norm
-# ``torch.nn.utils.prune.global_unstructured``                mask the smallest weights across layers
-# ``torch.nn.utils.prune.custom_from_mask``                   apply a mask you computed
-# ``torch.nn.utils.prune.random_structured``                  mask random channels or rows
-# ``torch.nn.utils.prune.remove``                             make pruning permanent
-# ``torch.nn.utils.rnn.pad_sequence``                         pad a list of sequences into a batch
-# ``torch.nn.utils.rnn.pack_padded_sequence``                 pack a padded batch for an RNN
-# ``torch.nn.utils.rnn.pad_packed_sequence``                  unpack an RNN's packed output
-# ``torch.nn.utils.rnn.pack_sequence``                        pack a list of sequences for an RNN
-# ``torch.nn.utils.parametrizations.weight_norm``             split a weight into magnitude and direction
-# ``torch.nn.utils.parametrizations.spectral_norm``           bound a weight's largest singular value
-# ``torch.nn.utils.parametrizations.orthogonal``              keep a weight orthogonal
-# ``torch.nn.utils.parametrize.register_parametrization``     constrain a parameter with your own module
-# ``torch.nn.utils.parametrize.cached``                       compute parametrized weights once per block
-# ``torch.nn.utils.parametrize.remove_parametrizations``      bake a parametrization into a plain weight
-# ==========================================================  ==================================================

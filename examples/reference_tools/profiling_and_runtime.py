@@ -2,15 +2,37 @@ r"""
 Profiling and runtime reference
 ===============================
 
-The runtime plumbing around models: the profiler and its labelled ranges,
-``torch.futures`` for asynchronous results, ``torch.library`` for registering
-your own operators so ``torch.compile`` can trace them, DLPack for zero-copy
-exchange with other array libraries, ``torch.multiprocessing`` for sharing
-tensors between processes, what the build's compute libraries are and the
-switches they offer, and streams and events for overlapping GPU work.
-Each entry is one sentence, a snippet that runs in a fresh session, and its
-output from the build; GPU-only entries print what they skipped on this CPU-only
-machine.
+The runtime plumbing around models: profiler, futures, custom operators,
+DLPack, shared-memory processes, the compute libraries, streams and events;
+GPU-only entries print what they skipped on a CPU-only machine.
+
+Summary
+-------
+
+======================================================  ==================================================
+You want                                                Call
+======================================================  ==================================================
+to record the operators a block runs                    :entry:`torch.profiler.profile <api-profiler-profile>`
+to label a block so it gets its own row                 :entry:`torch.profiler.record_function <api-profiler-record-function>`
+to aggregate and print the recorded times               :entry:`prof.key_averages().table() <api-profiler-key-averages>`
+to name ops on an Nsight Systems timeline (CUDA)        :entry:`autograd.profiler.emit_nvtx() <api-autograd-profiler-emit-nvtx>`
+to hand a result from one thread or process to another  :entry:`torch.futures.Future <api-futures-future>`
+to chain a callback onto a pending result               :entry:`torch.futures.Future.then <api-future-then>`
+one future for a list of futures                        :entry:`torch.futures.collect_all <api-futures-collect-all>`
+to block for a list of futures and get their values     :entry:`torch.futures.wait_all <api-futures-wait-all>`
+to register a Python function as an operator            :entry:`torch.library.custom_op <api-library-custom-op>`
+to give the compiler the op's output metadata           :entry:`torch.library.register_fake <api-library-register-fake>`
+to define a schema and register kernels per device      :entry:`torch.library.Library <api-library-library>`
+to export a tensor as a DLPack capsule                  :entry:`torch.utils.dlpack.to_dlpack <api-utils-dlpack>`
+to pass tensors between processes via shared memory     :entry:`torch.multiprocessing <api-multiprocessing>`
+to let child processes write into a tensor              :entry:`torch.Tensor.share_memory_ <api-share-memory>`
+what this build can use (MKL, oneDNN, cuDNN, MPS)       :entry:`torch.backends.mkl.is_available() <api-torch-backends>`
+to log each MKL call                                    :entry:`torch.backends.mkl.verbose <api-backends-mkl-verbose>`
+to trade float32 matmul precision for speed             :entry:`set_float32_matmul_precision("high") <api-set-float32-matmul-precision>`
+to overlap and order CUDA work; time it with events     :entry:`torch.cuda.Stream <api-cuda-stream>`
+the same for any accelerator                            :entry:`torch.Stream() <api-torch-stream>`, ``torch.Event``
+page-locked memory for fast, async copies to a GPU      :entry:`torch.Tensor.pin_memory <api-tensor-pin-memory>`
+======================================================  ==================================================
 """
 
 # %%
@@ -451,7 +473,7 @@ else:
 #
 # torch.Tensor.pin_memory
 # -----------------------
-# Copies a CPU tensor into page-locked memory, from which copies to a GPU are
+# Copies a CPU tensor inpage-locked memory, from which copies to a GPU are
 # faster and can run asynchronously with ``.to("cuda", non_blocking=True)``;
 # ``is_pinned()`` tells. Pinning needs an accelerator: on a CPU-only machine it raises.
 import torch
@@ -467,32 +489,3 @@ else:
         batch.pin_memory()
     except RuntimeError as err:
         print(f"skipped, no accelerator here: RuntimeError: {err}")
-
-# %%
-# Summary
-# -------
-#
-# ========================================  ========================================================
-# Name                                      Use it to
-# ========================================  ========================================================
-# ``torch.profiler.profile``                record the operators a block runs
-# ``torch.profiler.record_function``        label a block so it gets its own row
-# ``torch.profiler.profile.key_averages``   aggregate and print the recorded times
-# ``torch.autograd.profiler.emit_nvtx``     name ops on an Nsight Systems timeline (CUDA)
-# ``torch.futures.Future``                  hand a result from one thread or process to another
-# ``torch.futures.Future.then``             chain a callback onto a pending result
-# ``torch.futures.collect_all``             one future for a list of futures
-# ``torch.futures.wait_all``                block for a list of futures and get their values
-# ``torch.library.custom_op``               register a Python function as an operator
-# ``torch.library.register_fake``           give the compiler the op's output metadata
-# ``torch.library.Library``                 define a schema and register kernels per device
-# ``torch.utils.dlpack.to_dlpack``          export a tensor as a DLPack capsule
-# ``torch.multiprocessing``                 pass tensors between processes via shared memory
-# ``torch.Tensor.share_memory_``            let child processes write into a tensor
-# ``torch.backends.<lib>.is_available()``   what this build can use (MKL, oneDNN, cuDNN, MPS)
-# ``torch.backends.mkl.verbose``            log each MKL call
-# ``torch.set_float32_matmul_precision``    trade float32 matmul precision for speed
-# ``torch.cuda.Stream``                     overlap and order CUDA work; time it with events
-# ``torch.Stream`` / ``torch.Event``        the same for any accelerator
-# ``torch.Tensor.pin_memory``               page-locked memory for fast, async copies to a GPU
-# ========================================  ========================================================
