@@ -7,9 +7,9 @@ The calls and knobs of ``torch.compile``, and what compiling buys and costs on t
 Summary
 -------
 
-==============================================  ===============================================================
+==============================================  ============================================================================================================
 You want                                        Call
-==============================================  ===============================================================
+==============================================  ============================================================================================================
 compile a module                                :entry:`torch.compile(model) <pt2-compile-essentials-module>`
 compile a function                              :entry:`@torch.compile <pt2-compile-essentials-decorator>`
 the undecorated function or module back         :entry:`fn.__wrapped__ <pt2-compile-essentials-decorator>`, ``compiled._orig_mod``
@@ -24,7 +24,7 @@ an error instead of a graph break               :entry:`fullgraph=True <pt2-comp
 the machine behind the timings                  :entry:`environment() <pt2-compile-essentials-machine>`
 steady state, eager against compiled            :entry:`compare({"eager": f, "compiled": g}, x) <pt2-compile-essentials-steady>`
 compile cost, cold and warm caches              :entry:`startup_cost(setup, call) <pt2-compile-essentials-cost>`
-==============================================  ===============================================================
+==============================================  ============================================================================================================
 """
 
 # %%

@@ -7,9 +7,9 @@ Each stage of ``torch.compile`` opened on the installed PyTorch: TorchDynamo, gu
 Summary
 -------
 
-=========================================  ==============================================================
+=========================================  ===========================================================================================================
 You want                                   Call
-=========================================  ==============================================================
+=========================================  ===========================================================================================================
 the FX graph TorchDynamo captured          :entry:`torch.compile(fn, backend=show) <pt2-compile-internals-graph>`
 the graph breaks and their reasons         :entry:`torch._dynamo.explain(fn)(x) <pt2-compile-internals-breaks>`
 one graph or an error                      :entry:`torch.compile(fn, fullgraph=True) <pt2-compile-internals-fullgraph>`
@@ -18,7 +18,7 @@ forward and backward graphs                :entry:`aot_autograd(fw_compiler=f, b
 the core ATen operators                    :entry:`torch.Tag.core in op.tags <pt2-compile-internals-primtorch>`, ``torch._prims``
 operators rewritten into simpler ones      :entry:`select_decomp_table() <pt2-compile-internals-decompositions>`, ``aot_autograd(decompositions=...)``
 the generated Triton or C++ code           :entry:`run_and_get_code(compiled, x) <pt2-compile-internals-inductor>`, ``TORCH_LOGS=output_code``
-=========================================  ==============================================================
+=========================================  ===========================================================================================================
 """
 
 # %%

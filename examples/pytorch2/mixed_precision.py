@@ -7,9 +7,9 @@ Mixed precision
 Summary
 -------
 
-==========================================  =======================================================================
+==========================================  =====================================================================================================================
 You want                                    Call
-==========================================  =======================================================================
+==========================================  =====================================================================================================================
 the range and precision of each type        :entry:`torch.finfo(torch.bfloat16) <pt2-mixed-precision-types>`
 mixed precision on the CPU                  :entry:`with torch.autocast("cpu"): <pt2-mixed-precision-cpu>` (``bfloat16``)
 the active setting                          :entry:`torch.get_autocast_dtype("cpu") <pt2-mixed-precision-cpu>`, ``torch.is_autocast_enabled(device)``
@@ -23,7 +23,7 @@ the scaled step                             :entry:`scaler.scale(loss).backward(
 clip gradients with a scaler                :entry:`scaler.unscale_(opt) <pt2-mixed-precision-clip>`, then ``clip_grad_norm_``, then ``scaler.step(opt)``
 deprecated spellings                        :entry:`torch.cuda.amp.autocast <pt2-mixed-precision-cpu>`, ``torch.cpu.amp.autocast``, ``torch.cuda.amp.GradScaler``
 whether ``bfloat16`` is faster here         :entry:`compare(...) <pt2-mixed-precision-speed>` of ``float32``, autocast and a ``bfloat16`` model
-==========================================  =======================================================================
+==========================================  =====================================================================================================================
 """
 
 # %%
