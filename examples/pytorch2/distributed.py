@@ -495,7 +495,6 @@ import torch
 import torch.distributed as dist
 from torch import nn
 from torch.distributed.optim import ZeroRedundancyOptimizer
-from torch.nn.parallel import DistributedDataParallel as DDP
 
 from cheatsheet.distributed import run
 
@@ -512,7 +511,7 @@ def make_batch():
 
 def train_zero(rank, world_size):
     dist.init_process_group("gloo")
-    model = DDP(make_model())
+    model = nn.parallel.DistributedDataParallel(make_model())
     opt = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=torch.optim.Adam, lr=0.01)
     x, y = make_batch()
     x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
