@@ -2,15 +2,32 @@ r"""
 Attention in depth
 ==================
 
-Beyond a single call of ``F.scaled_dot_product_attention`` (SDPA): when
-``nn.MultiheadAttention`` takes its fused fast path, how incremental decoding
-with a key/value cache reproduces full causal attention, how padding masks are
-spelled (the two APIs use opposite conventions), attention in ``bfloat16``,
-and how time and memory of hand-written attention and SDPA grow with the
-sequence length, measured on the build machine.
+``nn.MultiheadAttention``'s fast path, key/value caches, padding masks, 16-bit attention, and how attention's time and memory grow with length, measured here.
+
+Summary
+-------
+
+============================================  =====================================================================================================================
+You want                                      Call
+============================================  =====================================================================================================================
+which kernel ran                              :entry:`profile() then prof.key_averages() <pt2-attention-in-depth-which-kernel>`
+the fused ``MultiheadAttention`` fast path    :entry:`batch_first=True, .eval(), inference_mode() <pt2-attention-in-depth-fast-path>`, self-attention
+no attention weights (enables SDPA)           :entry:`mha(x, x, x, need_weights=False) <pt2-attention-in-depth-mha-cost>`
+to switch the fast path off                   :entry:`set_fastpath_enabled(False) <pt2-attention-in-depth-mha-cost>` (``torch.backends.mha``)
+one decoding step with a cache                :entry:`sdpa(q_t, K[:, :, :t+1], V[:, :, :t+1]) <pt2-attention-in-depth-kv-cache>`
+a chunk of new queries after a prefix         :entry:`attn_mask=causal_lower_right(Lq, Lk) <pt2-attention-in-depth-lower-right>`, not ``is_causal=True``
+what the cache saves here                     :entry:`compare(...) <pt2-attention-in-depth-cache-saves>` of decoding with and without it
+padding in ``nn.MultiheadAttention``          :entry:`key_padding_mask=is_pad <pt2-attention-in-depth-padding>` (``True`` = ignore this key)
+padding in SDPA                               :entry:`attn_mask=~is_pad[:, None, None, :] <pt2-attention-in-depth-padding>` (``True`` = attend)
+16-bit attention                              :entry:`bfloat16 inputs <pt2-attention-in-depth-16-bit>` (CPU, Ampere+), ``float16`` (older GPUs), ``torch.autocast``
+time and peak memory against length, on CPU   :entry:`profile(profile_memory=True) <pt2-attention-in-depth-growth>`
+peak memory on CUDA                           :entry:`torch.cuda.max_memory_allocated() <pt2-attention-in-depth-cuda-memory>`
+============================================  =====================================================================================================================
 """
 
 # %%
+# .. _pt2-attention-in-depth-which-kernel:
+#
 # Which kernel did ``nn.MultiheadAttention`` run?
 # -----------------------------------------------
 # The profiler lists the operators a call ran. The fused fast path shows up
@@ -35,6 +52,8 @@ x = torch.randn(2, 10, 64)
 print("train mode, grad on:", attention_ops(mha, x, x, x, need_weights=False))
 
 # %%
+# .. _pt2-attention-in-depth-fast-path:
+#
 # The conditions of the fast path
 # -------------------------------
 # The fused kernel is for inference only: the module in ``eval()``, no
@@ -45,6 +64,16 @@ print("train mode, grad on:", attention_ops(mha, x, x, x, need_weights=False))
 # Each line below breaks one condition; the last shows that CPU autocast does
 # not count (the check looks at CUDA autocast only).
 import torch
+from torch.profiler import ProfilerActivity, profile
+
+
+def attention_ops(fn, *args, **kwargs):
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        fn(*args, **kwargs)
+    keys = {event.key for event in prof.key_averages()}
+    wanted = ("multi_head_attention", "scaled_dot_product", "_softmax")
+    return sorted(k.removeprefix("aten::") for k in keys if any(w in k for w in wanted))
+
 
 torch.manual_seed(0)
 mha = torch.nn.MultiheadAttention(64, 4, batch_first=True).eval()
@@ -77,6 +106,8 @@ with torch.no_grad():
         print(f"{name:37} {path:10} {ops}")
 
 # %%
+# .. _pt2-attention-in-depth-mha-cost:
+#
 # Same output either way; what each costs
 # ---------------------------------------
 # ``torch.backends.mha.set_fastpath_enabled(False)`` switches the fast path
@@ -84,7 +115,8 @@ with torch.no_grad():
 # (the default) makes the module build and return the L×L weights; with
 # ``need_weights=False`` the slow path can call SDPA, whose fused kernels skip
 # that matrix, so pass it whenever you do not read the weights. The verdicts
-# below, timed on one thread, say what each choice is worth on this machine.
+# below, timed on one thread (batch 4, 256 tokens, width 256, 8 heads,
+# inference mode), say what each choice is worth on this machine.
 import torch
 
 from cheatsheet import compare, environment
@@ -132,15 +164,12 @@ torch.testing.assert_close(fast_out, slow_out)
 print("fast path output equals slow path output")
 for verdict in mha_table.verdicts():
     print(verdict)
-stamp
-
-# %%
-# The ``MultiheadAttention`` timings
-# ----------------------------------
-# Batch 4, 256 tokens, width 256, 8 heads, inference mode, one thread.
+print(stamp)
 mha_table
 
 # %%
+# .. _pt2-attention-in-depth-kv-cache:
+#
 # Causal decoding with a key/value cache
 # --------------------------------------
 # A decoder produces one token at a time. Keys and values of earlier tokens do
@@ -171,6 +200,8 @@ torch.testing.assert_close(incremental, full)
 print(f"{length} cached steps == one causal call over {length} tokens")
 
 # %%
+# .. _pt2-attention-in-depth-lower-right:
+#
 # Several new tokens at once: ``is_causal`` aligns top-left
 # ---------------------------------------------------------
 # With fewer queries than keys (a chunk of new tokens after a cached prefix),
@@ -182,6 +213,10 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention.bias import causal_lower_right
 
+torch.manual_seed(0)
+length = 24
+q, k, v = (torch.randn(2, 4, length, 16) for _ in range(3))
+full = F.scaled_dot_product_attention(q, k, v, is_causal=True)
 chunk = slice(20, 24)  # queries of tokens 20..23, keys of tokens 0..23
 q_new, k_seen, v_seen = q[:, :, chunk], k, v
 top_left = F.scaled_dot_product_attention(q_new, k_seen, v_seen, is_causal=True)
@@ -193,6 +228,8 @@ print("causal_lower_right, error vs full: ", f"{(lower_right - full[:, :, chunk]
 torch.testing.assert_close(lower_right, full[:, :, chunk])
 
 # %%
+# .. _pt2-attention-in-depth-cache-saves:
+#
 # What the cache saves
 # --------------------
 # Generating 64 tokens with a one-layer attention block: without a cache each
@@ -258,13 +295,17 @@ print(decode.verdict("key/value cache"))
 decode
 
 # %%
-# Padding: ``key_padding_mask`` versus SDPA's boolean mask
-# --------------------------------------------------------
+# .. _pt2-attention-in-depth-padding:
+#
+# Padding: ``key_padding_mask`` against SDPA's boolean mask
+# ---------------------------------------------------------
 # The conventions are opposite. In ``nn.MultiheadAttention``,
 # ``key_padding_mask`` is ``True`` where a key is padding (ignore it). In
 # SDPA, a boolean ``attn_mask`` is ``True`` where attention is *allowed*.
 # Some PyTorch 2.0 write-ups describe SDPA's mask the other way round; the
 # check below, which rebuilds the module's computation with SDPA, settles it.
+# Then garbage in the padded tokens changes nothing at the real ones (rows at
+# padded positions still get values: mask or drop them later).
 import torch
 import torch.nn.functional as F
 
@@ -285,13 +326,6 @@ with torch.no_grad():
 torch.testing.assert_close(by_hand, reference)
 print("SDPA with attn_mask = ~key_padding_mask matches nn.MultiheadAttention")
 
-# %%
-# Padded keys really are ignored
-# ------------------------------
-# Overwriting the padded tokens with garbage changes nothing at the real
-# tokens (rows at padded positions still get values; mask or drop them later).
-import torch
-
 garbage = x.clone()
 garbage[1, 3:] = 1e3
 with torch.no_grad():
@@ -300,6 +334,8 @@ torch.testing.assert_close(changed[1, :3], reference[1, :3])
 print("outputs of the 3 real tokens are unchanged:", True)
 
 # %%
+# .. _pt2-attention-in-depth-16-bit:
+#
 # Attention in ``bfloat16`` (and ``float16`` on CUDA)
 # ---------------------------------------------------
 # SDPA accepts 16-bit inputs directly and, under ``torch.autocast``, is among
@@ -326,6 +362,8 @@ else:
     print("skipped float16 on CUDA: this machine has no CUDA device")
 
 # %%
+# .. _pt2-attention-in-depth-growth:
+#
 # How time and memory grow with the sequence length
 # -------------------------------------------------
 # Hand-written attention, ``softmax(Q Kᵀ / √d) V``, materialises an L×L score
@@ -334,17 +372,20 @@ else:
 # profiler's allocation events (``profile_memory=True``; each event carries
 # the running total), beside the analytic size of one score matrix. Time comes
 # from one short ``compare`` per length, so each speedup has its interval and
-# verdict. The sweep runs on one thread.
+# verdict. The sweep runs on one thread. In the plot, log axes make a slope of
+# 2 quadratic growth; the dashed line is one float32 L×L score matrix; the right
+# panel is SDPA's speedup with its 95% interval, the band "about as fast".
 import json
 import math
 import os
 import tempfile
 
+import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-from cheatsheet import compare, environment
+from cheatsheet import SAME_BAND, compare, environment
 
 
 def naive_attention(q, k, v):
@@ -415,18 +456,7 @@ for r in rows:
     )
 stamp = environment()  # while still on one thread, so the stamp says so
 torch.set_num_threads(threads_before)
-stamp
-
-# %%
-# The sweep, plotted
-# ------------------
-# Time and memory use logarithmic axes: a slope of 2 is quadratic growth. The
-# dashed line is the analytic size of one float32 L×L score matrix. The right
-# panel is SDPA's speedup over the hand-written version at each length, with
-# its 95% interval; the shaded band is "about as fast".
-import matplotlib.pyplot as plt
-
-from cheatsheet import SAME_BAND
+print(stamp)
 
 fig, (ax_time, ax_mem, ax_speed) = plt.subplots(1, 3, figsize=(13, 4), layout="constrained")
 Ls = [r["L"] for r in rows]
@@ -451,8 +481,11 @@ for ax in (ax_time, ax_mem, ax_speed):
     ax.minorticks_off()
     ax.legend()
 fig.suptitle(f"Attention, batch {batch}, {heads} heads, head dim {head_dim}, float32, 1 CPU thread")
+plt.show()
 
 # %%
+# .. _pt2-attention-in-depth-cuda-memory:
+#
 # On a GPU: ``torch.cuda.max_memory_allocated``
 # ---------------------------------------------
 # CUDA keeps its own peak counter, so the profiler is not needed there: reset
@@ -461,6 +494,12 @@ import math
 
 import torch
 import torch.nn.functional as F
+
+
+def naive_attention(q, k, v):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return torch.softmax(scores, dim=-1) @ v
+
 
 if torch.cuda.is_available():
     q, k, v = (torch.randn(1, 4, 4096, 64, device="cuda") for _ in range(3))
@@ -475,22 +514,3 @@ if torch.cuda.is_available():
         )
 else:
     print("skipped: no CUDA device; the CPU numbers above come from the profiler instead")
-
-# %%
-# Summary
-# -------
-#
-# ====================================================  ==========================================================
-# You want                                              Write
-# ====================================================  ==========================================================
-# the fused ``MultiheadAttention`` fast path            ``batch_first=True``, ``.eval()``, ``torch.inference_mode()``, self-attention
-# no attention weights (enables SDPA)                   ``mha(x, x, x, need_weights=False)``
-# to switch the fast path off                           ``torch.backends.mha.set_fastpath_enabled(False)``
-# which kernel ran                                      ``torch.profiler.profile()`` then ``prof.key_averages()``
-# one decoding step with a cache                        ``F.scaled_dot_product_attention(q_t, K[:, :, :t+1], V[:, :, :t+1])``
-# a chunk of new queries after a prefix                 ``attn_mask=causal_lower_right(L_q, L_k)`` (not ``is_causal=True``)
-# padding in ``nn.MultiheadAttention``                  ``key_padding_mask`` (``True`` = ignore this key)
-# padding in SDPA                                       boolean ``attn_mask`` (``True`` = attend), e.g. ``~is_pad[:, None, None, :]``
-# 16-bit attention                                      ``bfloat16`` inputs (CPU, Ampere and newer GPUs), ``float16`` (older GPUs), or ``torch.autocast``
-# peak memory on CPU / CUDA                             ``profile(profile_memory=True)`` / ``torch.cuda.max_memory_allocated()``
-# ====================================================  ==========================================================

@@ -2,22 +2,34 @@ r"""
 How torch.compile works
 =======================
 
-``torch.compile`` hands your Python function to a chain of four components:
-**TorchDynamo** reads the bytecode and records an FX graph of tensor operations,
-protected by guards; **AOTAutograd** traces the backward pass along with the
-forward at the first call, and compiles it at the first ``.backward()``;
-**decompositions** (the PrimTorch work) rewrite the large PyTorch operator surface
-into a small set of ATen operators, most of them core ATen; **TorchInductor** turns
-the result into code (Triton kernels on GPUs, C++ with OpenMP on CPUs). This page
-opens each stage on the installed PyTorch and prints what it produces.
+Each stage of ``torch.compile`` opened on the installed PyTorch: TorchDynamo, guards, AOTAutograd, decompositions and TorchInductor.
+
+Summary
+-------
+
+=========================================  ===========================================================================================================
+You want                                   Call
+=========================================  ===========================================================================================================
+the FX graph TorchDynamo captured          :entry:`torch.compile(fn, backend=show) <pt2-compile-internals-graph>`
+the graph breaks and their reasons         :entry:`torch._dynamo.explain(fn)(x) <pt2-compile-internals-breaks>`
+one graph or an error                      :entry:`torch.compile(fn, fullgraph=True) <pt2-compile-internals-fullgraph>`
+which guard failed, why it recompiled      :entry:`set_logs(recompiles=True) <pt2-compile-internals-guards>`, ``TORCH_LOGS=recompiles``
+forward and backward graphs                :entry:`aot_autograd(fw_compiler=f, bw_compiler=b) <pt2-compile-internals-aot>`
+the core ATen operators                    :entry:`torch.Tag.core in op.tags <pt2-compile-internals-primtorch>`, ``torch._prims``
+operators rewritten into simpler ones      :entry:`select_decomp_table() <pt2-compile-internals-decompositions>`, ``aot_autograd(decompositions=...)``
+the generated Triton or C++ code           :entry:`run_and_get_code(compiled, x) <pt2-compile-internals-inductor>`, ``TORCH_LOGS=output_code``
+=========================================  ===========================================================================================================
 """
 
 # %%
-# See the graph TorchDynamo captured
-# ----------------------------------
-# A backend is any callable that receives the captured ``torch.fx.GraphModule``
-# and example inputs and returns something to run instead. This one prints the
-# graph and runs it unchanged, so nothing is compiled: a cheap way to look.
+# .. _pt2-compile-internals-graph:
+#
+# The graph TorchDynamo captured
+# ------------------------------
+# TorchDynamo reads a function's bytecode and records its tensor operations as a
+# ``torch.fx.GraphModule``. A backend is any callable that takes that graph and
+# example inputs and returns what to run; this one prints the graph and runs it
+# as is, so nothing gets compiled.
 import re
 
 import torch
@@ -44,13 +56,15 @@ captured = torch.compile(mlp_step, backend=print_graph_backend)
 torch.testing.assert_close(captured(x, w), mlp_step(x, w))
 
 # %%
-# Graph breaks: what Dynamo cannot put in a graph
-# -----------------------------------------------
-# Dynamo keeps going where it can: a ``print`` or a Python ``if`` on a tensor's
-# value ends the current graph, runs that piece in plain Python, and starts a new
-# graph after it. ``torch._dynamo.explain`` reports the graphs and the reasons; the
-# ``if`` on a tensor's value shows up as a jump Dynamo cannot follow
-# (``generic_jump``).
+# .. _pt2-compile-internals-breaks:
+#
+# Graph breaks
+# ------------
+# A ``print`` or an ``if`` on a tensor's value ends the current graph: Dynamo runs
+# that piece in Python and starts a new graph after it. ``torch._dynamo.explain``
+# lists graphs and reasons; the data-dependent ``if`` appears as a jump Dynamo
+# cannot follow (``generic_jump``).
+import torch
 import torch._dynamo
 
 
@@ -71,10 +85,22 @@ for number, item in enumerate(report.break_reasons, start=1):
     print(f"break {number}: line {where.lineno} of {where.name}: {reason}")
 
 # %%
-# fullgraph=True turns a break into an error
-# ------------------------------------------
-# When a graph break would cost you the speedup, ask for the whole function as
-# one graph. Dynamo then raises instead of splitting, and the message says why.
+# .. _pt2-compile-internals-fullgraph:
+#
+# fullgraph=True
+# --------------
+# Where a graph break would cost the speedup, ask for one graph: Dynamo then
+# raises instead of splitting, and says why.
+import torch
+
+
+def noisy_step(x):
+    y = torch.sin(x) * 2
+    if y.sum() > 0:
+        return torch.cos(y)
+    return -y
+
+
 strict = torch.compile(noisy_step, fullgraph=True, backend="eager")
 try:
     strict(torch.randn(16))
@@ -82,16 +108,20 @@ except torch._dynamo.exc.Unsupported as err:
     print(type(err).__name__, "-", str(err).splitlines()[0])
 
 # %%
-# Guards and recompiles, logged
-# -----------------------------
-# Each graph is reused only while its guards hold: same dtype, same device, and by
-# default the same sizes. ``torch._logging.set_logs(recompiles=True)`` is the
-# in-code form of ``TORCH_LOGS=recompiles`` and logs to stderr which guard failed;
-# here the log is caught in a buffer and printed after each call. On the second
-# size Dynamo recompiles with a symbolic size, so a third size reuses that graph;
-# a new dtype fails a guard again.
+# .. _pt2-compile-internals-guards:
+#
+# Guards and recompiles
+# ---------------------
+# A graph is reused while its guards hold: same dtype, device and (by default)
+# sizes. ``torch._logging.set_logs(recompiles=True)``, the in-code
+# ``TORCH_LOGS=recompiles``, logs to stderr which guard failed (caught here and
+# printed per call). The second size recompiles with a symbolic size, which the
+# third reuses; a new dtype fails a guard again.
 import contextlib
 import io
+import re
+
+import torch
 
 
 def double(x):
@@ -118,17 +148,26 @@ with contextlib.redirect_stderr(log):
 torch._logging.set_logs()  # back to the defaults
 
 # %%
+# .. _pt2-compile-internals-aot:
+#
 # AOTAutograd: forward and backward graphs
 # ----------------------------------------
-# ``aot_autograd`` wraps two compilers, one for the forward and one for the
-# backward graph. At the first call it traces both as ATen operators and splits
-# them: the forward returns the tensors the backward needs, which is how training
-# gets compiled as well. The forward is compiled at once, the backward only when
-# ``.backward()`` first needs it; the list of compiled graphs shows when.
-# ``make_boxed_func`` adapts a plain callable to the calling convention AOTAutograd
-# expects.
+# ``aot_autograd`` takes one compiler for the forward and one for the backward
+# graph. The first call traces both as ATen operators and splits them (the
+# forward returns what the backward needs): that is how training compiles. The
+# forward compiles at once, the backward at the first ``.backward()``.
+# ``make_boxed_func`` adapts a callable to AOTAutograd's calling convention.
+import re
+
+import torch
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
+
+
+def show(gm):
+    code = gm.print_readable(print_output=False)
+    print(re.sub(r"(# File: )\S*/", r"\1", code))  # no folders of this machine
+
 
 compiled_graphs = []
 
@@ -161,13 +200,17 @@ print("compiled after loss.backward():  ", compiled_graphs)
 print("gradient shape:", tuple(w.grad.shape))
 
 # %%
+# .. _pt2-compile-internals-primtorch:
+#
 # PrimTorch: many operators, a few primitives
 # -------------------------------------------
 # The 2.0 announcement counted about 2000 operators (overloads included), a
-# canonical ATen set of about 750 and about 250 primitives. Counting the registry
-# of this build gives today's figures: the ATen surface kept growing, and the
-# stable target is now the much smaller "core ATen" set (operators tagged
-# ``torch.Tag.core``) next to the ``prims`` namespace.
+# canonical ATen set of about 750 and about 250 primitives. This build's registry
+# gives today's counts: ATen kept growing, and the stable target is now the much
+# smaller core ATen set (``torch.Tag.core``) beside the ``prims`` namespace.
+import torch
+import torch._prims
+
 all_ops = torch._C._dispatch_get_all_op_names()
 aten_ops = sorted(name for name in all_ops if name.startswith("aten::"))
 core_ops = set()
@@ -176,7 +219,6 @@ for name in aten_ops:
     op = getattr(getattr(torch.ops.aten, base), overload or "default")
     if torch.Tag.core in op.tags:
         core_ops.add(name)
-import torch._prims
 
 prims_ops = [
     name
@@ -192,13 +234,17 @@ print(f"core ATen operators (Tag.core):     {len(core_ops)}")
 print(f"primitives in torch._prims:         {len(prims_ops)}")
 
 # %%
-# Decompositions, seen in one graph
-# ---------------------------------
-# Decompositions rewrite an operator in terms of simpler ones. Without a table,
-# ``gelu``, ``layer_norm`` and ``softmax`` stay whole (they are core ATen); with
-# the table TorchInductor uses, they become a handful of pointwise operations and
-# reductions that a code generator can fuse. The table maps ATen operators to
-# ATen operators; the listing counts how many of the results are core ATen.
+# .. _pt2-compile-internals-decompositions:
+#
+# Decompositions
+# --------------
+# A decomposition rewrites an operator in simpler ones (ATen to ATen). Without a
+# table ``gelu``, ``layer_norm`` and ``softmax`` stay whole (they are core ATen);
+# with TorchInductor's table they become pointwise operations and reductions a
+# code generator can fuse. The listing counts how many results are core ATen.
+import torch
+from torch._dynamo.backends.common import aot_autograd
+from torch._functorch.aot_autograd import make_boxed_func
 from torch._inductor.decomposition import select_decomp_table
 
 
@@ -233,18 +279,25 @@ for label, table in [("no decompositions", {}), ("inductor's table", select_deco
     )
 
 # %%
+# .. _pt2-compile-internals-inductor:
+#
 # TorchInductor: the generated code
 # ---------------------------------
-# The default backend writes a Python module that calls generated kernels. On
-# this CPU they are C++, vectorised with ``at::vec`` and, for loops large enough
-# to split, parallel with OpenMP (the count of pragmas says whether this one was);
-# on an NVIDIA or AMD GPU they would be Triton. ``run_and_get_code`` returns that
-# module's source, the same text ``TORCH_LOGS=output_code`` prints; the kernel
-# list shows how many kernels replace the three operators, and a few counts and
-# lines follow.
+# The default backend writes a Python module calling generated kernels: on this
+# CPU C++, vectorised with ``at::vec`` and, for loops worth splitting, parallel
+# with OpenMP (the pragma count says); on NVIDIA or AMD GPUs, Triton.
+# ``run_and_get_code`` returns that source, the text ``TORCH_LOGS=output_code``
+# prints; the kernel list shows how many kernels replace the three operators.
+import torch
 from torch._inductor.utils import run_and_get_code
 
-torch._dynamo.reset()
+
+def block(x):
+    x = torch.nn.functional.gelu(x)
+    x = torch.nn.functional.layer_norm(x, x.shape[-1:])
+    return torch.softmax(x, dim=-1)
+
+
 x = torch.randn(4, 8)
 out, sources = run_and_get_code(torch.compile(block), x)
 torch.testing.assert_close(out, block(x))
@@ -262,24 +315,3 @@ print("at::vec::Vectorized uses:", sum("Vectorized" in line for line in lines))
 start = next(i for i, line in enumerate(lines) if "Vectorized<float>::loadu" in line)
 print("\n".join(line.strip() for line in lines[start : start + 6]))
 print("...")
-
-# %%
-# Summary
-# -------
-#
-# ====================  =====================================  ===============================================
-# Stage                 What it does                           How to look at it
-# ====================  =====================================  ===============================================
-# TorchDynamo           captures bytecode into FX graphs,      ``torch.compile(fn, backend=my_backend)``,
-#                       with guards; splits at graph breaks    ``torch._dynamo.explain(fn)(*args)``
-# guards                decide when a graph can be reused      ``torch._logging.set_logs(recompiles=True)``
-#                                                              or ``TORCH_LOGS=recompiles``
-# strict capture        one graph or an error                  ``torch.compile(fn, fullgraph=True)``
-# AOTAutograd           forward and backward graphs, traced    ``aot_autograd(fw_compiler=..., bw_compiler=...)``
-#                       at the first call; the backward is
-#                       compiled at the first ``.backward()``
-# decompositions        rewrite ATen operators into simpler    ``torch.Tag.core``, ``select_decomp_table()``,
-#                       ones, mostly core ATen                 ``aot_autograd(decompositions=...)``
-# TorchInductor         generates Triton (GPU) or C++/OpenMP   ``run_and_get_code(compiled, *args)``,
-#                       (CPU) kernels                          ``TORCH_LOGS=output_code``
-# ====================  =====================================  ===============================================

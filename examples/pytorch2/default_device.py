@@ -2,31 +2,55 @@ r"""
 Default device
 ==============
 
-Factory functions such as ``torch.zeros`` allocate on the CPU unless told
-otherwise. ``torch.set_default_device`` and ``with torch.device(...)`` change
-that for a whole program or a block. This page shows which calls follow the
-default and which do not, what it costs per call (measured here), and how to
-reset it. Examples use the ``meta`` device, which stores shapes but no data
-and exists on every machine, so the switch is visible even without a GPU.
+Where factory calls allocate when no ``device=`` is given, how to change that for a program or a block, what follows it, and what it costs per call.
+
+Summary
+-------
+
+============================================  =============================================================================================================================
+You want                                      Call
+============================================  =============================================================================================================================
+the current default (2.3+)                    :entry:`torch.get_default_device() <pt2-default-device-get>`
+a default for the whole program               :entry:`torch.set_default_device("cuda") <pt2-default-device-set>`
+back to the CPU default                       :entry:`torch.set_default_device(None) <pt2-default-device-set>`
+a default for one block                       :entry:`with torch.device("cuda"): <pt2-default-device-with>`
+a model built directly on a device            :entry:`construct it inside with torch.device(...) <pt2-default-device-build>`
+a model with no memory at all                 :entry:`construct it inside with torch.device("meta") <pt2-default-device-build>`
+real, initialised weights for a meta model    :entry:`model.to_empty(device="cpu") <pt2-default-device-to-empty>`, then ``reset_parameters()`` per submodule
+a meta model filled from a checkpoint         :entry:`model.load_state_dict(state, assign=True) <pt2-default-device-assign>`
+to override the default                       :entry:`device= on the call <pt2-default-device-follows>` (it always wins)
+unaffected                                    :entry:`ops on existing tensors, *_like, from_numpy <pt2-default-device-follows>`
+affected although given a tensor              :entry:`torch.as_tensor(t) <pt2-default-device-follows>`, :entry:`torch.tensor(t) <pt2-default-device-tensor-copies>` (warns)
+allocations hidden in helpers                 :entry:`torch.arange(n) inside a function <pt2-default-device-hidden>` lands on the default
+the cost of a CUDA default for a list         :entry:`compare(...) of torch.tensor(list) <pt2-default-device-cuda-copy>`
+no per-call overhead                          :entry:`no default set; device= passed <pt2-default-device-overhead>`
+the default put back                          :entry:`set_default_device(previous) in finally <pt2-default-device-reset>`
+============================================  =============================================================================================================================
 """
 
 # %%
+# .. _pt2-default-device-get:
+#
 # Read the current default
 # ------------------------
 # ``torch.get_default_device()`` arrived in PyTorch 2.3, after the 2.0
 # documentation; before it, the usual trick was to allocate an empty tensor
-# and read its ``.device``.
+# and read its ``.device``. Without a default set, factories allocate on the CPU.
 import torch
 
 print("torch.get_default_device():", torch.get_default_device())
 print("old trick, torch.empty(()).device:", torch.empty(()).device)
 
 # %%
+# .. _pt2-default-device-set:
+#
 # Set it for the whole program
 # ----------------------------
 # ``torch.set_default_device(device)`` makes every factory call without a
 # ``device=`` argument allocate there, until it is set again.
 # ``torch.set_default_device(None)`` restores the built-in default (the CPU).
+# The examples use the ``meta`` device, which stores shapes but no data and
+# exists on every machine, so the switch shows without a GPU.
 import torch
 
 torch.set_default_device("meta")
@@ -37,6 +61,8 @@ print("after set_default_device(None): ", torch.get_default_device())
 print("torch.zeros(2, 3).device:", torch.zeros(2, 3).device)
 
 # %%
+# .. _pt2-default-device-with:
+#
 # Set it for one block: ``with torch.device(...)``
 # ------------------------------------------------
 # A ``torch.device`` is also a context manager: inside the block it is the
@@ -49,6 +75,8 @@ with torch.device("meta"):
 print("after the block: ", torch.get_default_device(), "->", torch.randn(4).device)
 
 # %%
+# .. _pt2-default-device-build:
+#
 # Build a model on a device without copying it
 # --------------------------------------------
 # Modules create their parameters with factory functions, so constructing a
@@ -66,6 +94,8 @@ print(
 )
 
 # %%
+# .. _pt2-default-device-to-empty:
+#
 # Materialise a model built on ``meta``: ``to_empty`` and re-initialise
 # ---------------------------------------------------------------------
 # A ``meta`` model has no values to move, so ``model.to("cpu")`` raises.
@@ -98,6 +128,8 @@ same = [torch.equal(a, b) for a, b in zip(model.parameters(), reference.paramete
 print("same values as a model built on the CPU:", all(same))
 
 # %%
+# .. _pt2-default-device-assign:
+#
 # Fill a ``meta`` model from a checkpoint: ``load_state_dict(..., assign=True)``
 # ------------------------------------------------------------------------------
 # To load saved weights there is nothing to initialise. A plain
@@ -130,6 +162,8 @@ print(
 )
 
 # %%
+# .. _pt2-default-device-follows:
+#
 # What follows the default, and what does not
 # -------------------------------------------
 # Only calls that create a tensor from nothing (or from Python data) follow
@@ -157,6 +191,8 @@ for call, result in rows.items():
     print(f"{call:30} -> {result.device}")
 
 # %%
+# .. _pt2-default-device-tensor-copies:
+#
 # ``torch.tensor(existing_tensor)`` copies, and says so
 # -----------------------------------------------------
 # Passing a tensor to ``torch.tensor`` also copies it to the default device,
@@ -177,6 +213,8 @@ for w in caught:
     print(f"{w.category.__name__}: {str(w.message)[:70]}...")
 
 # %%
+# .. _pt2-default-device-hidden:
+#
 # The cost it can hide: allocations you did not write
 # ---------------------------------------------------
 # A helper that builds an index with ``torch.arange`` works while everything
@@ -201,6 +239,8 @@ with torch.device("meta"):
         print("default meta, data on cpu -> RuntimeError:", str(err).splitlines()[0])
 
 # %%
+# .. _pt2-default-device-cuda-copy:
+#
 # Time ``torch.tensor(list)`` with a CUDA default
 # -----------------------------------------------
 # With a GPU, the same factory call becomes a copy to device memory. The
@@ -229,13 +269,18 @@ else:
     print("skipped: no CUDA device, so there is no host-to-device copy to time")
 
 # %%
+# .. _pt2-default-device-overhead:
+#
 # The per-call overhead of a default device
 # -----------------------------------------
 # A default device is implemented as a ``TorchFunctionMode`` that inspects
 # every torch call from Python and adds ``device=`` to factories, even when the
 # default is ``"cpu"``. Each candidate below makes 100 tiny allocations: with no
 # default, inside ``with torch.device("cpu")`` (entered once per 100 calls), and
-# there with an explicit ``device=`` as well. The verdicts say what that costs here.
+# there with an explicit ``device=`` as well. The verdicts say what that costs
+# here. Times are per 100 calls; bars are speedups over no default (below 1 is
+# slower), with 95% intervals.
+import matplotlib.pyplot as plt
 import torch
 
 from cheatsheet import compare, environment
@@ -269,17 +314,14 @@ overhead = compare(
 )
 for verdict in overhead.verdicts():
     print(verdict)
-environment()
-
-# %%
-# The overhead as a table and a plot
-# ----------------------------------
-# Times are per 100 calls of ``torch.empty(16)``. Bars are speedups over no
-# default (below 1 is slower), with 95% intervals.
-fig = overhead.plot(title="100 × torch.empty(16): speedup over no default device")
+print(environment())
+overhead.plot(title="100 × torch.empty(16): speedup over no default device")
+plt.show()
 overhead
 
 # %%
+# .. _pt2-default-device-reset:
+#
 # Reset before you leave
 # ----------------------
 # A default device is global state: libraries and tests that run later see it
@@ -294,24 +336,3 @@ try:
 finally:
     torch.set_default_device(None if previous.type == "cpu" else previous)
 print("restored:", torch.get_default_device())
-
-# %%
-# Summary
-# -------
-#
-# ============================================  ==============================================
-# You want                                      Call
-# ============================================  ==============================================
-# the current default (2.3+)                    ``torch.get_default_device()``
-# a default for the whole program               ``torch.set_default_device("cuda")``
-# a default for one block                       ``with torch.device("cuda"): ...``
-# back to the CPU default                       ``torch.set_default_device(None)``
-# a model built directly on a device            construct it inside ``with torch.device(...)``
-# a model with no memory at all                 construct it inside ``with torch.device("meta")``
-# real, initialised weights for a meta model    ``model.to_empty(device="cpu")``, then ``reset_parameters()`` per submodule
-# a meta model filled from a checkpoint         ``model.load_state_dict(state, assign=True)``
-# to override the default                       ``device=`` on the call (it always wins)
-# unaffected                                    ops on existing tensors, ``*_like``, ``from_numpy``
-# affected although given a tensor              ``torch.as_tensor(t)``, ``torch.tensor(t)``
-# no per-call overhead                          no default set; pass ``device=`` explicitly
-# ============================================  ==============================================

@@ -2,15 +2,34 @@ r"""
 Devices: CUDA, MPS, XPU, CPU
 ============================
 
-PyTorch runs the same code on NVIDIA and AMD GPUs (``cuda``), Apple silicon
-(``mps``), Intel GPUs (``xpu``) and the CPU. This page asks each backend what it
-has, shows the device-neutral ``torch.accelerator`` API, picks a device with
-``cheatsheet.pick_device``, moves tensors and models, and shows why a timing on
-a GPU must wait for the device first. It runs on whatever the build machine
-has; a table near the end shows what a CUDA box and a Mac would print instead.
+How to ask each backend what it has, pick a device, move tensors and models, and time GPU work honestly, run on whatever built this page.
+
+Summary
+-------
+
+==========================================  ====================================================================================================
+You want                                    Call
+==========================================  ====================================================================================================
+a CUDA (or ROCm) GPU?                       :entry:`torch.cuda.is_available() <pt2-devices-cuda>`, ``device_count()``
+its name                                    :entry:`torch.cuda.get_device_name(i) <pt2-devices-cuda>` (guarded)
+an Apple GPU?                               :entry:`torch.backends.mps.is_available() <pt2-devices-mps>`, ``is_built()``
+an Intel GPU?                               :entry:`torch.xpu.is_available() <pt2-devices-xpu>`
+any accelerator (2.6+)                      :entry:`current_accelerator(check_available=True) <pt2-devices-accelerator>` (``torch.accelerator``)
+every usable device, best first             :entry:`cheatsheet.available_devices() <pt2-devices-pick>`
+the best device                             :entry:`cheatsheet.pick_device() <pt2-devices-pick>`
+a forced device                             :entry:`CHEATSHEET_DEVICE=cpu <pt2-devices-force>`; a device not here raises
+move data                                   :entry:`x.to(device) <pt2-devices-move>` (copy), ``model.to(device)`` (in place)
+tensors on two devices in one operation     :entry:`RuntimeError <pt2-devices-mix>`, except 0-dim CPU tensors
+MPS ops without a kernel                    :entry:`PYTORCH_ENABLE_MPS_FALLBACK=1 <pt2-devices-mps-fallback>` before starting Python
+honest GPU timings                          :entry:`cheatsheet.synchronize(device) <pt2-devices-synchronize>` before each clock read
+a timing that synchronizes for you          :entry:`cheatsheet.benchmark(fn, *args) <pt2-devices-benchmark>`
+what a CUDA box or a Mac would print        :entry:`torch.cuda.is_available() <pt2-devices-elsewhere>` and the rest, elsewhere
+==========================================  ====================================================================================================
 """
 
 # %%
+# .. _pt2-devices-cuda:
+#
 # Is there an NVIDIA (or AMD) GPU?
 # --------------------------------
 # ``torch.cuda.is_available()`` is the check; ROCm builds answer it too, since
@@ -30,6 +49,8 @@ else:
     print("skipped get_device_name / get_device_capability: no CUDA device here")
 
 # %%
+# .. _pt2-devices-mps:
+#
 # Is there an Apple GPU (MPS)?
 # ----------------------------
 # Two questions: was this PyTorch compiled with Metal support (``is_built``),
@@ -41,6 +62,8 @@ print("torch.backends.mps.is_built():    ", torch.backends.mps.is_built())
 print("torch.backends.mps.is_available():", torch.backends.mps.is_available())
 
 # %%
+# .. _pt2-devices-xpu:
+#
 # Is there an Intel GPU (XPU)?
 # ----------------------------
 # ``torch.xpu`` mirrors ``torch.cuda`` for Intel Arc and Data Center GPUs. It
@@ -52,6 +75,8 @@ print("torch.xpu.is_available():", torch.xpu.is_available())
 print("torch.xpu.device_count():", torch.xpu.device_count())
 
 # %%
+# .. _pt2-devices-accelerator:
+#
 # One question for every backend: ``torch.accelerator``
 # -----------------------------------------------------
 # ``torch.accelerator`` (added in PyTorch 2.6, long after the 2.0 docs) answers
@@ -69,6 +94,8 @@ device = accelerator if accelerator is not None else torch.device("cpu")
 print("device to use:", device)
 
 # %%
+# .. _pt2-devices-pick:
+#
 # What this machine has, best first
 # ---------------------------------
 # ``cheatsheet.available_devices()`` lists every usable device, ``"cpu"``
@@ -81,6 +108,8 @@ print("pick_device():      ", pick_device())
 print("pick_device('cpu'): ", pick_device("cpu"))
 
 # %%
+# .. _pt2-devices-force:
+#
 # Force a device with ``CHEATSHEET_DEVICE``
 # -----------------------------------------
 # The environment variable overrides the automatic choice, so a GPU machine can
@@ -105,6 +134,8 @@ finally:
         os.environ[ENV_VAR] = saved
 
 # %%
+# .. _pt2-devices-move:
+#
 # Move tensors and models
 # -----------------------
 # ``tensor.to(device)`` returns a copy on that device (or the tensor itself
@@ -128,6 +159,8 @@ print("output on:", model(x_dev).device)
 print("back to the host for numpy:", type(model(x_dev).detach().cpu().numpy()).__name__)
 
 # %%
+# .. _pt2-devices-mix:
+#
 # Tensors on different devices do not mix
 # ---------------------------------------
 # An operation needs its tensors on one device; PyTorch does not copy for you.
@@ -145,6 +178,8 @@ except RuntimeError as err:
 print("a 0-dim CPU tensor joins:", (on_meta + torch.tensor(2.0)).device)
 
 # %%
+# .. _pt2-devices-mps-fallback:
+#
 # Operations MPS lacks: ``PYTORCH_ENABLE_MPS_FALLBACK``
 # -----------------------------------------------------
 # A few operators have no Metal kernel. By default calling one on an ``mps``
@@ -164,6 +199,8 @@ else:
     print("skipped the MPS run: this machine has no Apple GPU")
 
 # %%
+# .. _pt2-devices-synchronize:
+#
 # Wait for the device before reading the clock
 # --------------------------------------------
 # GPU kernels run asynchronously: a call returns as soon as the work is queued.
@@ -194,6 +231,8 @@ print(f"20 matmuls, clock read before synchronize: {queued_s * 1e3:.2f} ms")
 print(f"20 matmuls, clock read after synchronize:  {finished_s * 1e3:.2f} ms")
 
 # %%
+# .. _pt2-devices-benchmark:
+#
 # ``cheatsheet.benchmark`` synchronizes for you
 # ---------------------------------------------
 # It synchronizes before every clock read (and uses CUDA events on a CUDA
@@ -212,6 +251,8 @@ print(benchmark(torch.matmul, a, b, label="512x512 matmul", budget_s=0.5))
 environment()
 
 # %%
+# .. _pt2-devices-elsewhere:
+#
 # What the checks print elsewhere
 # -------------------------------
 # Typical output on other machines, **not measured by this build** (names and
@@ -231,21 +272,3 @@ environment()
 # ``cheatsheet.pick_device()``                 ``device(type='cuda')``          ``device(type='mps')``
 # time read before synchronize                 far below the real time          far below the real time
 # ===========================================  ===============================  ======================
-
-# %%
-# Summary
-# -------
-#
-# ==========================================  ==============================================
-# You want                                    Call
-# ==========================================  ==============================================
-# a CUDA (or ROCm) GPU?                       ``torch.cuda.is_available()``, ``device_count()``
-# its name                                    ``torch.cuda.get_device_name(i)`` (guarded)
-# an Apple GPU?                               ``torch.backends.mps.is_available()`` / ``is_built()``
-# an Intel GPU?                               ``torch.xpu.is_available()``
-# any accelerator (2.6+)                      ``torch.accelerator.current_accelerator(check_available=True)``
-# the best device                             ``cheatsheet.pick_device()``; ``CHEATSHEET_DEVICE=cpu`` to force
-# move data                                   ``x.to(device)`` (copy), ``model.to(device)`` (in place)
-# MPS ops without a kernel                    ``PYTORCH_ENABLE_MPS_FALLBACK=1`` before starting Python
-# honest GPU timings                          ``cheatsheet.synchronize(device)`` before each clock read
-# ==========================================  ==============================================

@@ -2,14 +2,39 @@ r"""
 Distributed, really run
 =======================
 
-Every ``torch.distributed`` snippet on this page runs for real while the page is
-built: two CPU processes on this machine, talking through the ``gloo`` backend.
-It starts with the process group and the collectives, then trains with
-``DistributedDataParallel`` (eager and compiled) and shards a model with FSDP2,
-and ends with the launch commands for real clusters, which cannot run here.
+Every ``torch.distributed`` call here runs while the page is built, on two CPU processes talking through ``gloo``; only the cluster launch commands are shown as text.
+
+Summary
+-------
+
+================================  ======================================================================================================
+You want                          Call
+================================  ======================================================================================================
+run ranks from a script or page   :entry:`cheatsheet.distributed.run(fn, world_size=2) <pt2-distributed-start>`
+join the job                      :entry:`dist.init_process_group("gloo") <pt2-distributed-start>` (``"nccl"`` on GPUs)
+who am I                          :entry:`dist.get_rank(), dist.get_world_size() <pt2-distributed-start>`
+leave cleanly                     :entry:`dist.destroy_process_group() <pt2-distributed-start>`
+sum over ranks, in place          :entry:`dist.all_reduce(t, op=dist.ReduceOp.SUM) <pt2-distributed-all-reduce>`
+rank 0's value everywhere         :entry:`dist.broadcast(t, src=0) <pt2-distributed-broadcast>`
+every rank's tensor               :entry:`dist.all_gather(out_list, t) <pt2-distributed-broadcast>`
+sum, then a chunk per rank        :entry:`dist.reduce_scatter(out, in_list) <pt2-distributed-reduce-scatter>`
+wait for all ranks                :entry:`dist.barrier() <pt2-distributed-barrier>`
+data-parallel training            :entry:`DDP(model) <distributed-ddp>`
+compiled data-parallel training   :entry:`torch.compile(DDP(model)) <pt2-distributed-compile>`
+ranks with unequal batch counts   :entry:`with Join([ddp_model]): <distributed-join>` around the loop
+sharded parameters (FSDP2)        :entry:`fully_shard(layer) <distributed-fsdp2>` per layer, then ``fully_shard(model)``
+sharded checkpoint                :entry:`dcp.save(sd, checkpoint_id=dir) <distributed-checkpoint>`, ``dcp.load(sd, checkpoint_id=dir)``
+sharded optimizer state (ZeRO-1)  :entry:`ZeroRedundancyOptimizer(params, optimizer_class=Adam) <distributed-zero>`
+launch on GPUs                    :entry:`torchrun --nproc-per-node=8 train.py <pt2-distributed-torchrun>`
+a crashed rank's traceback        :entry:`@record <pt2-distributed-torchrun>` on ``main`` (``torch.distributed.elastic``)
+launch on several machines        :entry:`torchrun --nnodes=2 --rdzv-endpoint=host:port <pt2-distributed-nodes>`
+launch under Slurm                :entry:`srun torchrun ... <pt2-distributed-slurm>` in an ``sbatch`` script
+================================  ======================================================================================================
 """
 
 # %%
+# .. _pt2-distributed-start:
+#
 # Start two ranks and join a process group
 # ----------------------------------------
 # ``cheatsheet.distributed.run(fn, world_size)`` forks ``world_size`` processes
@@ -36,11 +61,17 @@ print("gloo available:", dist.is_gloo_available(), "| nccl available:", dist.is_
 result = run(hello, world_size=2)
 
 # %%
+# .. _pt2-distributed-all-reduce:
+#
 # all_reduce: every rank gets the sum
 # -----------------------------------
 # Collectives work in place: after ``all_reduce`` each rank's tensor holds the
 # reduction over all ranks. ``op=`` picks ``SUM`` (default), ``PRODUCT``,
 # ``MIN`` or ``MAX``.
+import torch
+import torch.distributed as dist
+
+from cheatsheet.distributed import run
 
 
 def reduce_demo(rank, world_size):
@@ -58,10 +89,16 @@ def reduce_demo(rank, world_size):
 result = run(reduce_demo, world_size=2)
 
 # %%
+# .. _pt2-distributed-broadcast:
+#
 # broadcast and all_gather
 # ------------------------
 # ``broadcast(t, src=0)`` overwrites ``t`` on every rank with rank 0's value;
 # ``all_gather(out_list, t)`` fills a list with every rank's tensor, in rank order.
+import torch
+import torch.distributed as dist
+
+from cheatsheet.distributed import run
 
 
 def share_demo(rank, world_size):
@@ -80,6 +117,8 @@ def share_demo(rank, world_size):
 result = run(share_demo, world_size=2)
 
 # %%
+# .. _pt2-distributed-reduce-scatter:
+#
 # reduce_scatter, and the same with all_reduce
 # --------------------------------------------
 # ``reduce_scatter`` sums the ranks' inputs and leaves chunk ``r`` of the sum on
@@ -88,6 +127,10 @@ result = run(share_demo, world_size=2)
 # followed by ``chunk`` gives the same answer with more traffic. The single-tensor
 # form, formerly ``reduce_scatter_tensor``, is called ``reduce_scatter_single``
 # in recent releases (the old name warns).
+import torch
+import torch.distributed as dist
+
+from cheatsheet.distributed import run
 
 
 def scatter_demo(rank, world_size):
@@ -110,11 +153,17 @@ print("torch", torch.__version__)
 result = run(scatter_demo, world_size=2)
 
 # %%
+# .. _pt2-distributed-barrier:
+#
 # barrier: wait for everyone
 # --------------------------
 # ``barrier()`` returns on a rank only once every rank has reached it. Here
 # rank 1 is late by 0.5 s, and rank 0's clock shows it waited.
 import time
+
+import torch.distributed as dist
+
+from cheatsheet.distributed import run
 
 
 def barrier_demo(rank, world_size):
@@ -137,7 +186,9 @@ result = run(barrier_demo, world_size=2)
 # ``DDP`` copies the model to every rank (rank 0's weights are broadcast at
 # wrap time) and averages gradients with ``all_reduce`` during ``backward``.
 # Each rank trains on its own half of the batch; all-gathering the gradients
-# shows they are identical on both ranks after every step.
+# shows they are identical on both ranks after every step. With equal shards
+# and a mean loss the averaged gradient is the full batch's, so the weights the
+# ranks send back match plain training in this process.
 #
 # Delete the DDP model before ``destroy_process_group``. Otherwise DDP's
 # C++ reducer holds the last reference to the group, and freeing it later
@@ -145,8 +196,12 @@ result = run(barrier_demo, world_size=2)
 # need to free the last collective's tensors: with PyTorch 2.13 that deadlocked
 # this page's build now and then (in a loop of 40 runs it hung at the second;
 # with ``del model`` first, none of 40 did).
+import torch
+import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
+
+from cheatsheet.distributed import run
 
 
 def make_model():
@@ -183,12 +238,6 @@ def train_ddp(rank, world_size, steps):
 
 result = run(train_ddp, world_size=2, args=(3,))
 
-# %%
-# DDP equals one process on the whole batch
-# -----------------------------------------
-# With equal shards and a mean loss, the averaged gradient is the gradient of
-# the full batch, so the weights the ranks sent back match plain training in
-# this process.
 single = make_model()
 opt = torch.optim.SGD(single.parameters(), lr=0.1)
 x, y = make_batch()
@@ -209,7 +258,18 @@ print("both ranks match single-process training")
 # leaves the others waiting in ``all_reduce`` forever (``run`` would kill
 # them after its timeout). Inside ``Join`` a rank that has finished keeps
 # answering its peers' collectives with zero gradients until every rank is done.
+import torch
+import torch.distributed as dist
+from torch import nn
 from torch.distributed.algorithms.join import Join
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from cheatsheet.distributed import run
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
 
 
 def train_uneven(rank, world_size):
@@ -232,6 +292,8 @@ def train_uneven(rank, world_size):
 uneven = run(train_uneven, world_size=2)
 
 # %%
+# .. _pt2-distributed-compile:
+#
 # torch.compile with DDP
 # ----------------------
 # Compiling the DDP-wrapped model lets dynamo's ``DDPOptimizer`` split the graph
@@ -243,6 +305,24 @@ uneven = run(train_uneven, world_size=2)
 # generation. On a real training machine, drop ``backend=``. Dynamo warns that it skips DDP's profiler
 # annotation; the ``set_logs`` line keeps that warning out of the output.
 import logging
+import time
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from cheatsheet.distributed import run
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+
+
+def make_batch():
+    gen = torch.Generator().manual_seed(1)
+    return torch.randn(16, 8, generator=gen), torch.randn(16, 1, generator=gen)
 
 
 def train_compiled(rank, world_size, steps, backend):
@@ -266,6 +346,13 @@ def train_compiled(rank, world_size, steps, backend):
 
 
 compiled = run(train_compiled, world_size=2, args=(3, "aot_eager"))
+single = make_model()
+opt = torch.optim.SGD(single.parameters(), lr=0.1)
+x, y = make_batch()
+for _ in range(3):
+    opt.zero_grad()
+    nn.functional.mse_loss(single(x), y).backward()
+    opt.step()
 for rank_state in compiled.values:
     torch.testing.assert_close(rank_state, single.state_dict())
 print("compiled DDP matches single-process training; step 0 includes compilation")
@@ -281,7 +368,22 @@ print("compiled DDP matches single-process training; step 0 includes compilation
 # gradients are reduce-scattered back to shards. Apply it to each layer, then
 # to the root. The last layer has a single output row, so rank 1's shard of it
 # is empty: uneven shards are allowed.
+import torch
+import torch.distributed as dist
+from torch import nn
 from torch.distributed.fsdp import fully_shard
+
+from cheatsheet.distributed import run
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+
+
+def make_batch():
+    gen = torch.Generator().manual_seed(1)
+    return torch.randn(16, 8, generator=gen), torch.randn(16, 1, generator=gen)
 
 
 def make_sharded_model():
@@ -336,12 +438,31 @@ import os
 import tempfile
 import warnings
 
+import torch
+import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
+from torch import nn
+from torch.distributed.fsdp import fully_shard
+
+from cheatsheet.distributed import run
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+
+
+def make_sharded_model():
+    model = make_model()
+    for layer in model:
+        if isinstance(layer, nn.Linear):
+            fully_shard(layer)
+    return fully_shard(model)
 
 
 def save_sharded(rank, world_size, path):
     dist.init_process_group("gloo")
-    model = make_sharded_model()  # FSDP2, as in the cell above
+    model = make_sharded_model()  # FSDP2, as in the entry above
     dcp.save(model.state_dict(), checkpoint_id=path)
     print("wrote its shards of", len(model.state_dict()), "tensors")
     dist.destroy_process_group()
@@ -370,12 +491,27 @@ print("dcp.FileSystemLoader exists:", hasattr(dcp, "FileSystemLoader"))
 # of some whole parameters only, steps those, and broadcasts the updated
 # weights, so the replicas stay identical. Its split is by parameter, not by
 # element, so small models split unevenly; FSDP2 above shards everything evenly.
+import torch
+import torch.distributed as dist
+from torch import nn
 from torch.distributed.optim import ZeroRedundancyOptimizer
+
+from cheatsheet.distributed import run
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+
+
+def make_batch():
+    gen = torch.Generator().manual_seed(1)
+    return torch.randn(16, 8, generator=gen), torch.randn(16, 1, generator=gen)
 
 
 def train_zero(rank, world_size):
     dist.init_process_group("gloo")
-    model = DDP(make_model())
+    model = nn.parallel.DistributedDataParallel(make_model())
     opt = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=torch.optim.Adam, lr=0.01)
     x, y = make_batch()
     x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
@@ -395,6 +531,8 @@ def train_zero(rank, world_size):
 zero = run(train_zero, world_size=2)
 
 # %%
+# .. _pt2-distributed-torchrun:
+#
 # Launch on real hardware: torchrun
 # ---------------------------------
 # Outside this page, ``torchrun`` starts the processes and sets the same
@@ -412,6 +550,7 @@ zero = run(train_zero, world_size=2)
 # stderr in memory, so the warning that says so is filtered here.)
 import warnings
 
+import torch
 from torch.distributed.elastic.multiprocessing.errors import record
 
 
@@ -429,6 +568,8 @@ else:
     print("no pair of CUDA GPUs on this machine: nccl launches are shown as text only")
 
 # %%
+# .. _pt2-distributed-nodes:
+#
 # Several machines
 # ----------------
 # Run the same command on every node; they meet at the rendezvous endpoint
@@ -447,6 +588,8 @@ else:
 # up to four, and ``--max-restarts=3`` restarts failed workers.
 
 # %%
+# .. _pt2-distributed-slurm:
+#
 # A Slurm batch script
 # --------------------
 # Slurm allocates the nodes; ``srun`` then starts one ``torchrun`` per node,
@@ -467,28 +610,3 @@ else:
 #         train.py
 #
 # Submit it with ``sbatch train.sbatch``.
-
-# %%
-# Summary
-# -------
-#
-# ================================  ========================================================
-# You want                          Call
-# ================================  ========================================================
-# join the job                      ``dist.init_process_group("gloo" or "nccl")``
-# who am I                          ``dist.get_rank()``, ``dist.get_world_size()``
-# sum over ranks, in place          ``dist.all_reduce(t, op=dist.ReduceOp.SUM)``
-# rank 0's value everywhere         ``dist.broadcast(t, src=0)``
-# every rank's tensor               ``dist.all_gather(out_list, t)``
-# sum, then a chunk per rank        ``dist.reduce_scatter(out, in_list)``
-# wait for all ranks                ``dist.barrier()``
-# data-parallel training            ``DDP(model)``; compiled: ``torch.compile(DDP(model))``
-# sharded parameters (FSDP2)        ``fully_shard(layer)`` per layer, then ``fully_shard(model)``
-# ranks with unequal batch counts   ``with Join([ddp_model]):`` around the loop
-# sharded checkpoint                ``dcp.save(sd, checkpoint_id=dir)``, ``dcp.load(sd, checkpoint_id=dir)``
-# sharded optimizer state (ZeRO-1)  ``ZeroRedundancyOptimizer(params, optimizer_class=Adam)``
-# leave cleanly                     ``dist.destroy_process_group()``
-# run ranks from a script or page   ``cheatsheet.distributed.run(fn, world_size=2)``
-# launch on GPUs                    ``torchrun --nproc-per-node=8 train.py``
-# a crashed rank's traceback        ``@record`` on ``main`` (``torch.distributed.elastic``)
-# ================================  ========================================================

@@ -2,21 +2,38 @@ r"""
 DTensor
 =======
 
-A ``DTensor`` is one logical tensor stored across the ranks of a ``DeviceMesh``;
-its *placements* say how: ``Shard(dim)`` splits it, ``Replicate()`` copies it,
-``Partial()`` holds per-rank addends still to be summed. Operations on DTensors
-insert the communication themselves. Everything here runs on two CPU processes
-with ``gloo`` while the page is built, and every result is checked against the
-same computation done in a single process.
+One logical tensor stored across the ranks of a ``DeviceMesh``, run on two CPU processes with ``gloo`` and checked against the same computation in one process.
+
+Summary
+-------
+
+=================================  ======================================================================================================================
+You want                           Call
+=================================  ======================================================================================================================
+the import                         :entry:`from torch.distributed.tensor import DTensor <pt2-dtensor-import>`, ``Shard``, ...
+a mesh of ranks                    :entry:`init_device_mesh("cpu", (n,)) <pt2-dtensor-placements>` (``"cuda"`` on GPUs)
+split a full tensor                :entry:`distribute_tensor(t, mesh, [Shard(dim)]) <pt2-dtensor-placements>`
+a copy on every rank               :entry:`distribute_tensor(t, mesh, [Replicate()]) <pt2-dtensor-placements>`
+this rank's part / the whole       :entry:`dt.to_local() <pt2-dtensor-placements>` / ``dt.full_tensor()``
+wrap per-rank pieces               :entry:`DTensor.from_local(local, mesh, [Partial()]) <pt2-dtensor-redistribute>`
+change layout                      :entry:`dt.redistribute(mesh, [Replicate()]) <pt2-dtensor-redistribute>`
+where it lives                     :entry:`dt.placements <pt2-dtensor-matmul>`, ``dt.device_mesh``
+operations on sharded tensors      :entry:`a @ b <pt2-dtensor-matmul>` picks the output placement
+tensor-parallel layers             :entry:`parallelize_module(m, mesh, plan) <pt2-dtensor-tensor-parallel>`, ``ColwiseParallel()``, ``RowwiseParallel()``
+=================================  ======================================================================================================================
 """
 
 # %%
+# .. _pt2-dtensor-import:
+#
 # Where DTensor lives now
 # -----------------------
 # DTensor moved from the private ``torch.distributed._tensor`` to the public
 # ``torch.distributed.tensor``; the old path is a shim that re-exports the same
 # classes. There is no ``redistribute_tensor`` function: redistribution is the
-# ``DTensor.redistribute`` method.
+# ``DTensor.redistribute`` method. Placements say how a DTensor is stored:
+# ``Shard(dim)`` splits it, ``Replicate()`` copies it, ``Partial()`` holds
+# per-rank addends still to be summed.
 import torch
 import torch.distributed._tensor as old_path
 import torch.distributed.tensor as new_path
@@ -26,12 +43,15 @@ print("same DTensor class under both paths:", old_path.DTensor is new_path.DTens
 print("has redistribute_tensor:", hasattr(new_path, "redistribute_tensor"))
 
 # %%
+# .. _pt2-dtensor-placements:
+#
 # A device mesh and three placements
 # ----------------------------------
 # ``init_device_mesh("cpu", (2,))`` arranges the two ranks in a 1-D mesh (use
 # ``"cuda"`` on GPUs). ``distribute_tensor`` takes a full tensor, equal on every
 # rank (rank 0's copy is the one scattered), and keeps only this rank's part.
 # ``to_local`` shows that part; ``full_tensor`` gathers the whole again.
+import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import Replicate, Shard, distribute_tensor
@@ -58,6 +78,8 @@ def placements(rank, world_size):
 result = run(placements, world_size=2)
 
 # %%
+# .. _pt2-dtensor-redistribute:
+#
 # redistribute: change placements, collectives implied
 # ----------------------------------------------------
 # ``redistribute(mesh, placements)`` moves data to a new layout:
@@ -69,7 +91,12 @@ result = run(placements, world_size=2)
 # that already sit on each rank.
 import logging
 
-from torch.distributed.tensor import DTensor, Partial
+import torch
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
+
+from cheatsheet.distributed import run
 
 
 def moves(rank, world_size):
@@ -92,6 +119,8 @@ def moves(rank, world_size):
 result = run(moves, world_size=2)
 
 # %%
+# .. _pt2-dtensor-matmul:
+#
 # A sharded matmul
 # ----------------
 # Ops pick their output placement from the inputs. Row-sharded ``A`` times
@@ -99,6 +128,13 @@ result = run(moves, world_size=2)
 # columns times ``B`` split by rows gives ``Partial`` results, summed only
 # when asked. The ranks return their ``full_tensor`` and this process checks
 # them against ``A @ B``.
+import torch
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor import Replicate, Shard, distribute_tensor
+
+from cheatsheet.distributed import run
+
 torch.manual_seed(0)
 A = torch.randn(4, 6)
 B = torch.randn(6, 2)
@@ -123,6 +159,8 @@ for by_rows, by_inner in result.values:
 print("matches single-process result")
 
 # %%
+# .. _pt2-dtensor-tensor-parallel:
+#
 # Tensor parallelism of an MLP
 # ----------------------------
 # ``parallelize_module`` replaces a module's weights with DTensors. The usual
@@ -130,8 +168,14 @@ print("matches single-process result")
 # and the second by input features (``RowwiseParallel``): the hidden
 # activation stays sharded, and a single all-reduce after the second layer
 # completes the output. Inputs and outputs are plain, replicated tensors.
+import torch
+import torch.distributed as dist
 from torch import nn
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor import DTensor
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+from cheatsheet.distributed import run
 
 
 def make_mlp():
@@ -165,21 +209,3 @@ for out, grads in result.values:
     for name, param in reference.named_parameters():
         torch.testing.assert_close(grads[name], param.grad)
 print("output and gradients match single-process result")
-
-# %%
-# Summary
-# -------
-#
-# =================================  ================================================================
-# You want                           Call
-# =================================  ================================================================
-# the import                         ``from torch.distributed.tensor import DTensor, Shard, ...``
-# a mesh of ranks                    ``init_device_mesh("cpu" or "cuda", (n,))``
-# split a full tensor                ``distribute_tensor(t, mesh, [Shard(dim)])``
-# a copy on every rank               ``distribute_tensor(t, mesh, [Replicate()])``
-# wrap per-rank pieces               ``DTensor.from_local(local, mesh, [Partial()])``
-# change layout                      ``dt.redistribute(mesh, [Replicate()])``
-# this rank's part / the whole       ``dt.to_local()`` / ``dt.full_tensor()``
-# where it lives                     ``dt.placements``, ``dt.device_mesh``
-# tensor-parallel layers             ``parallelize_module(m, mesh, {"0": ColwiseParallel(), ...})``
-# =================================  ================================================================

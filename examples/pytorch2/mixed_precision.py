@@ -2,16 +2,33 @@ r"""
 Mixed precision
 ===============
 
-``torch.autocast`` runs the operations that tolerate it (matrix products,
-convolutions) in a 16-bit type and keeps the rest in ``float32``, without
-changing the model's code. On the CPU the 16-bit type is ``bfloat16``. On
-CUDA, autocast defaults to ``float16``, which needs ``torch.amp.GradScaler``;
-on Ampere and newer GPUs, ``bfloat16`` without a scaler is the usual choice.
-This page shows which operations change dtype, runs a training step under
-autocast, and measures whether ``bfloat16`` is faster on the build machine.
+``torch.autocast`` runs matrix products and convolutions in a 16-bit type and the rest in ``float32``, without touching the model's code.
+
+Summary
+-------
+
+==========================================  =====================================================================================================================
+You want                                    Call
+==========================================  =====================================================================================================================
+the range and precision of each type        :entry:`torch.finfo(torch.bfloat16) <pt2-mixed-precision-types>`
+mixed precision on the CPU                  :entry:`with torch.autocast("cpu"): <pt2-mixed-precision-cpu>` (``bfloat16``)
+the active setting                          :entry:`torch.get_autocast_dtype("cpu") <pt2-mixed-precision-cpu>`, ``torch.is_autocast_enabled(device)``
+which operations change dtype               :entry:`the CPU lists <pt2-mixed-precision-ops>`, :entry:`the CUDA lists <pt2-mixed-precision-cuda-ops>`
+full precision for one block                :entry:`torch.autocast(device, enabled=False) <pt2-mixed-precision-disable>` + ``.float()``
+a training step under autocast              :entry:`forward and loss inside the with <pt2-mixed-precision-train>`
+mixed precision on CUDA                     :entry:`torch.autocast("cuda") <pt2-mixed-precision-scaler>` (``float16``, with a ``GradScaler``)
+mixed precision on Ampere and newer GPUs    :entry:`autocast("cuda", dtype=torch.bfloat16) <pt2-mixed-precision-scaler>`, no scaler
+loss scaling for ``float16``                :entry:`torch.amp.GradScaler("cuda") <pt2-mixed-precision-scaler>`
+the scaled step                             :entry:`scaler.scale(loss).backward() <pt2-mixed-precision-scaler>`, ``scaler.step(opt)``, ``scaler.update()``
+clip gradients with a scaler                :entry:`scaler.unscale_(opt) <pt2-mixed-precision-clip>`, then ``clip_grad_norm_``, then ``scaler.step(opt)``
+deprecated spellings                        :entry:`torch.cuda.amp.autocast <pt2-mixed-precision-cpu>`, ``torch.cpu.amp.autocast``, ``torch.cuda.amp.GradScaler``
+whether ``bfloat16`` is faster here         :entry:`compare(...) <pt2-mixed-precision-speed>` of ``float32``, autocast and a ``bfloat16`` model
+==========================================  =====================================================================================================================
 """
 
 # %%
+# .. _pt2-mixed-precision-types:
+#
 # Two 16-bit types
 # ----------------
 # ``float16`` keeps more mantissa bits but a narrow range: below its smallest
@@ -31,9 +48,12 @@ for value in (6e-8, 3e-8, 2.9e-8, 1e-8):
     print(f"{value:g} as float16: {half:.3g}   as bfloat16: {brain:.3g}")
 
 # %%
+# .. _pt2-mixed-precision-cpu:
+#
 # Autocast on the CPU
 # -------------------
-# ``torch.autocast("cpu")`` defaults to ``bfloat16``. Inputs and parameters
+# ``torch.autocast("cpu")`` defaults to ``bfloat16`` (CUDA defaults to
+# ``float16``, see below). Inputs and parameters
 # stay ``float32``; only the outputs of eligible operations are 16-bit.
 # ``torch.cpu.amp.autocast`` and ``torch.cuda.amp.autocast`` from older docs are
 # deprecated in PyTorch 2.13: use ``torch.autocast(device_type)``.
@@ -52,6 +72,8 @@ with torch.autocast("cpu"):
 print("input", x.dtype, "| weight", model.weight.dtype, "| output", y.dtype)
 
 # %%
+# .. _pt2-mixed-precision-ops:
+#
 # Which operations autocast
 # -------------------------
 # Each backend has a list of operations that run in the 16-bit type (matrix
@@ -83,6 +105,8 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
         print(f"{name:16} {op(x).dtype!s:18} {op(half).dtype}")
 
 # %%
+# .. _pt2-mixed-precision-cuda-ops:
+#
 # The same table on CUDA
 # ----------------------
 # CUDA autocasts to ``float16`` and its ``float32`` list is longer: it includes
@@ -106,6 +130,8 @@ else:
     )
 
 # %%
+# .. _pt2-mixed-precision-disable:
+#
 # Step out of autocast for one operation
 # --------------------------------------
 # A nested ``torch.autocast(..., enabled=False)`` turns it off for a block.
@@ -121,6 +147,8 @@ with torch.autocast("cpu"):
 print("inside autocast:", product.dtype, "| autocast disabled:", exact.dtype)
 
 # %%
+# .. _pt2-mixed-precision-train:
+#
 # A training step under autocast on the CPU
 # -----------------------------------------
 # Put only the forward pass and the loss inside the ``with``; ``backward`` and
@@ -154,6 +182,8 @@ print(
 )
 
 # %%
+# .. _pt2-mixed-precision-scaler:
+#
 # ``float16`` on CUDA needs a ``GradScaler``
 # ------------------------------------------
 # With ``float16``, small gradients underflow to zero. ``GradScaler``
@@ -187,8 +217,10 @@ else:
     print("skipped: no CUDA device, so the float16 + GradScaler step did not run here")
 
 # %%
+# .. _pt2-mixed-precision-clip:
+#
 # Clip gradients under a ``GradScaler``: ``unscale_`` first
-# ----------------------------------------------------------
+# ---------------------------------------------------------
 # After ``scaler.scale(loss).backward()`` the gradients are multiplied by the
 # scale (65536 at the start), so a clipping threshold would apply to the wrong
 # numbers. ``scaler.unscale_(optimizer)`` divides them back in place, and
@@ -221,15 +253,19 @@ for step in range(3):
     )
 
 # %%
+# .. _pt2-mixed-precision-speed:
+#
 # Is ``bfloat16`` faster here?
 # ----------------------------
 # It depends on the CPU's ``bfloat16`` support (AVX-512 BF16, AMX) and on the
 # kernels PyTorch picks for it; the casts themselves also cost time. Timed in
 # alternation on one thread, so that the kernels are compared, not their
 # threading: a matmul-heavy MLP forward pass in ``float32``, under ``bfloat16``
-# autocast, and with the model converted to ``bfloat16`` outright.
+# autocast, and with the model converted to ``bfloat16`` outright. Bars:
+# speedup over ``float32`` with 95% intervals.
 import copy
 
+import matplotlib.pyplot as plt
 import torch
 
 from cheatsheet import compare, environment
@@ -294,31 +330,7 @@ for label, out in (
 ):
     error = (out.float() - reference).abs().max().item()
     print(f"{mixed.verdict(label)}; largest difference from float32 {error:.3g}")
-stamp
-
-# %%
-# The measurements
-# ----------------
-# The table and plot of the three runs above: speedup over ``float32``, with
-# 95% intervals.
-fig = mixed.plot(title="MLP forward, batch 256, width 1024: speedup over float32")
+print(stamp)
+mixed.plot(title="MLP forward, batch 256, width 1024: speedup over float32")
+plt.show()
 mixed
-
-# %%
-# Summary
-# -------
-#
-# ============================================  ==================================================================================
-# You want                                      Call
-# ============================================  ==================================================================================
-# mixed precision on the CPU                    ``with torch.autocast("cpu"):`` (``bfloat16``)
-# mixed precision on CUDA                       ``with torch.autocast("cuda"):`` (``float16``, with a ``GradScaler``)
-# mixed precision on Ampere and newer GPUs      ``torch.autocast("cuda", dtype=torch.bfloat16)``, no scaler
-# another 16-bit type                           ``torch.autocast(device, dtype=torch.bfloat16)``
-# the active setting                            ``torch.is_autocast_enabled(device)``, ``torch.get_autocast_dtype(device)``
-# full precision for one block                  nested ``torch.autocast(device, enabled=False)`` + ``.float()``
-# loss scaling for ``float16``                  ``scaler = torch.amp.GradScaler("cuda")``
-# the scaled step                               ``scaler.scale(loss).backward()``, ``scaler.step(opt)``, ``scaler.update()``
-# clip gradients with a scaler                  ``scaler.unscale_(opt)``, then ``clip_grad_norm_``, then ``scaler.step(opt)``
-# deprecated spellings                          ``torch.cuda.amp.autocast``, ``torch.cpu.amp.autocast``, ``torch.cuda.amp.GradScaler``
-# ============================================  ==================================================================================

@@ -2,21 +2,38 @@ r"""
 scaled_dot_product_attention
 ============================
 
-``torch.nn.functional.scaled_dot_product_attention`` (SDPA) computes
-``softmax(Q Kᵀ / √E + mask) V`` in one call. It runs one of several kernels
-(FlashAttention, memory-efficient attention, cuDNN, or the plain math
-fallback): the first, in a fixed priority order, whose conditions the inputs
-meet, which is not always the fastest. This page shows the call, its shapes and
-masks, which kernel runs and how to force one, and measures each kernel against
-attention written by hand, on the machine that built the page.
+``F.scaled_dot_product_attention`` (SDPA) computes ``softmax(Q Kᵀ / √E + mask) V`` in one call, with the first eligible of several kernels, timed here against attention by hand.
+
+Summary
+-------
+
+=====================================  ===================================================================================================
+You want                               Call
+=====================================  ===================================================================================================
+attention                              :entry:`F.scaled_dot_product_attention(q, k, v) <pt2-sdpa-call>`
+shapes                                 :entry:`q (N, H, L, E), k (N, H, S, E), v (N, H, S, Ev) <pt2-sdpa-call>` → ``(N, H, L, Ev)``
+the formula, written out               :entry:`softmax(q @ kᵀ / √E) @ v <pt2-sdpa-by-hand>`
+hide some keys                         :entry:`attn_mask=bool_mask <pt2-sdpa-masks>` (``True`` = attend)
+bias the scores                        :entry:`attn_mask=float_mask <pt2-sdpa-masks>` (added; ``-inf`` hides)
+causal (decoder) attention             :entry:`is_causal=True <pt2-sdpa-causal>`
+dropout while training                 :entry:`dropout_p=0.1 <pt2-sdpa-dropout>` (pass ``0.0`` to evaluate)
+which kernel ran                       :entry:`torch.profiler.profile() <pt2-sdpa-which-kernel>`, look for ``aten::_scaled_dot_product_*``
+keep FlashAttention eligible (CUDA)    :entry:`is_causal=True, not attn_mask <pt2-sdpa-which-kernel>`
+force a kernel                         :entry:`with sdpa_kernel(SDPBackend.MATH): <pt2-sdpa-choose>`
+allow several kernels                  :entry:`sdpa_kernel([FLASH_ATTENTION, MATH]) <pt2-sdpa-choose>`
+reorder the priority list              :entry:`sdpa_kernel([...], set_priority=True) <pt2-sdpa-choose>`
+each kernel against attention by hand  :entry:`compare(candidates, q, k, v) <pt2-sdpa-benchmark>`
+=====================================  ===================================================================================================
 """
 
 # %%
+# .. _pt2-sdpa-call:
+#
 # The call and its shapes
 # -----------------------
 # Query, key and value are ``(batch, heads, length, head_dim)``; key and value
-# may be longer than the query (``S`` versus ``L``). The output has the query's
-# length and the value's last dimension.
+# may be longer than the query (``S`` against ``L``), and the value's last
+# dimension (``Ev``) may differ. The output has the query's length and ``Ev``.
 import torch
 import torch.nn.functional as F
 
@@ -29,11 +46,16 @@ out = F.scaled_dot_product_attention(q, k, v)
 out.shape
 
 # %%
+# .. _pt2-sdpa-by-hand:
+#
 # The same thing written by hand
 # ------------------------------
-# This is the textbook definition. It materialises the full ``L × S`` score
-# matrix, which is what the fused kernels avoid.
+# The textbook definition materialises the whole ``L × S`` score matrix, which
+# the fused kernels avoid.
 import math
+
+import torch
+import torch.nn.functional as F
 
 
 def attention_by_hand(q, k, v, mask=None):
@@ -45,18 +67,31 @@ def attention_by_hand(q, k, v, mask=None):
     return scores.softmax(dim=-1) @ v
 
 
-torch.testing.assert_close(out, attention_by_hand(q, k, v))
+torch.manual_seed(0)
+q, k, v = torch.randn(2, 4, 128, 64), torch.randn(2, 4, 160, 64), torch.randn(2, 4, 160, 64)
+torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v), attention_by_hand(q, k, v))
 print("SDPA matches the hand-written formula")
 
 # %%
+# .. _pt2-sdpa-masks:
+#
 # Boolean and float masks
 # -----------------------
 # A boolean ``attn_mask`` says which keys each query may see (``True`` means
 # attend). A float mask is added to the scores, so ``-inf`` hides a key and any
 # other value biases it. Both broadcast over batch and heads.
+import math
+
+import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+L, S = 128, 160
+q, k, v = torch.randn(2, 4, L, 64), torch.randn(2, 4, S, 64), torch.randn(2, 4, S, 64)
 keep = torch.rand(L, S) > 0.2
 bool_out = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
-torch.testing.assert_close(bool_out, attention_by_hand(q, k, v, keep))
+scores = (q @ k.transpose(-2, -1) / math.sqrt(64)).masked_fill(~keep, float("-inf"))
+torch.testing.assert_close(bool_out, scores.softmax(dim=-1) @ v)
 
 bias = torch.zeros(L, S).masked_fill(~keep, float("-inf"))
 float_out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
@@ -64,22 +99,35 @@ torch.testing.assert_close(float_out, bool_out)
 print("boolean mask == float mask with -inf == hand-written masked attention")
 
 # %%
+# .. _pt2-sdpa-causal:
+#
 # Causal attention
 # ----------------
 # ``is_causal=True`` lets each position attend only to itself and earlier
 # positions, without building the mask; it equals a lower-triangular boolean mask.
-x = torch.randn(batch, heads, L, E)
+import torch
+import torch.nn.functional as F
+
+L = 128
+x = torch.randn(2, 4, L, 64)
 causal = F.scaled_dot_product_attention(x, x, x, is_causal=True)
 lower = torch.ones(L, L, dtype=torch.bool).tril()
 torch.testing.assert_close(causal, F.scaled_dot_product_attention(x, x, x, attn_mask=lower))
 print("is_causal=True equals a tril mask")
 
 # %%
+# .. _pt2-sdpa-dropout:
+#
 # Dropout on the attention weights
 # --------------------------------
 # ``dropout_p`` drops attention weights at random and rescales the rest. The
 # function has no training flag: pass ``dropout_p=0.0`` at evaluation time
 # (``nn.MultiheadAttention`` does this for you in ``eval()``).
+import torch
+import torch.nn.functional as F
+
+q, k, v = (torch.randn(2, 4, 128, 64) for _ in range(3))
+out = F.scaled_dot_product_attention(q, k, v)
 torch.manual_seed(1)
 a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
 torch.manual_seed(1)
@@ -88,6 +136,8 @@ print("same seed, same output:", torch.equal(a, b))
 print("differs from no dropout:", not torch.allclose(a, out))
 
 # %%
+# .. _pt2-sdpa-which-kernel:
+#
 # Which kernel runs: the first eligible one
 # -----------------------------------------
 # SDPA walks a priority list (on CUDA: FlashAttention, then memory-efficient,
@@ -126,13 +176,20 @@ else:
     print("skipped the CUDA run: no CUDA device on this machine")
 
 # %%
+# .. _pt2-sdpa-choose:
+#
 # Choosing a kernel
 # -----------------
 # ``torch.nn.attention.sdpa_kernel`` restricts SDPA to the listed backends inside
-# a ``with`` block. Asking for a kernel the hardware lacks raises
-# ``RuntimeError``; this loop records, for every backend, whether it runs here
-# and, if not, the error and what the kernel needs.
+# a ``with`` block; a list allows several, and ``set_priority=True`` makes the
+# list's order the priority order. Asking for a kernel the hardware lacks raises
+# ``RuntimeError``; the loop tries every backend and says what each needs.
+import torch
+import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+q, k, v = (torch.randn(2, 4, 128, 64) for _ in range(3))
+out = F.scaled_dot_product_attention(q, k, v)
 
 needs = {
     "MATH": "any device",
@@ -153,19 +210,37 @@ for name, needed in needs.items():
     except RuntimeError as err:
         print(f"{name:20} unavailable: needs {needed}; error: {str(err).splitlines()[0]}")
 
+allowed = [SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]
+with sdpa_kernel(allowed):
+    torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v), out)
+with sdpa_kernel(allowed[::-1], set_priority=True):  # MATH first, then flash
+    torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v), out)
+print("a list of kernels, and the same list as a priority order: outputs match")
+
 # %%
-# Benchmark: by hand versus each kernel
-# -------------------------------------
-# The same attention, timed in alternation by ``cheatsheet.compare`` on one
-# thread, with the hand-written version as the baseline; ``SDPA (auto)`` lets
-# SDPA choose. Each forced kernel is checked against the hand-written result
-# first. The math fallback does the same work as the hand-written version, so
-# it is left out.
+# .. _pt2-sdpa-benchmark:
+#
+# Benchmark: by hand against each kernel
+# --------------------------------------
+# ``compare`` times the same attention in alternation on one thread, with the
+# hand-written version as the baseline; ``SDPA (auto)`` lets SDPA choose. Each
+# kernel that runs here is forced in turn, after a check against the
+# hand-written result. The math fallback does the hand-written work, so it is
+# left out. Bars: speedup with 95% interval.
+import math
+
+import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
-from torch.nn.attention import sdpa_kernel
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from cheatsheet import compare, environment
+
+
+def attention_by_hand(q, k, v):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    return scores.softmax(dim=-1) @ v
+
 
 torch.manual_seed(0)
 q, k, v = (torch.randn(4, 8, 512, 64) for _ in range(3))
@@ -173,15 +248,17 @@ reference = attention_by_hand(q, k, v)
 candidates = {"by hand": attention_by_hand, "SDPA (auto)": F.scaled_dot_product_attention}
 # MATH runs within about 10% of attention_by_hand (it scales q and k instead of
 # the scores), right at the edge of the 5% band: its verdict changed from run to run.
-for name, backend in runs_here.items():
-    if name == "MATH":
-        continue
+for name in ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "OVERRIDEABLE"):
+    backend = getattr(SDPBackend, name)
 
     def forced(q, k, v, backend=backend):
         with sdpa_kernel(backend):
             return F.scaled_dot_product_attention(q, k, v)
 
-    torch.testing.assert_close(forced(q, k, v), reference)
+    try:
+        torch.testing.assert_close(forced(q, k, v), reference)
+    except RuntimeError:
+        continue  # no such kernel on this machine
     candidates[f"SDPA {name}"] = forced
 
 threads = torch.get_num_threads()
@@ -193,35 +270,9 @@ try:
     stamp = environment()  # taken on one thread, so the stamp says so
 finally:
     torch.set_num_threads(threads)
-attention_table
-
-# %%
-fig = attention_table.plot(title="Attention, (4, 8, 512, 64) float32: speedup over by hand")
-
-# %%
-# What the measurement says
-# -------------------------
-# Computed from the table above on every build:
 for verdict in attention_table.verdicts():
     print(f"On this machine, {verdict}.")
-stamp
-
-# %%
-# Summary
-# -------
-#
-# =========================================  ==========================================================
-# You want                                   Call
-# =========================================  ==========================================================
-# attention                                  ``F.scaled_dot_product_attention(q, k, v)``
-# shapes                                     ``q: (N, H, L, E)``, ``k: (N, H, S, E)``, ``v: (N, H, S, Ev)`` → ``(N, H, L, Ev)``
-# hide some keys                             ``attn_mask=bool_mask`` (``True`` = attend)
-# bias the scores                            ``attn_mask=float_mask`` (added; ``-inf`` hides)
-# causal (decoder) attention                 ``is_causal=True``
-# dropout while training                     ``dropout_p=0.1`` (pass ``0.0`` to evaluate)
-# which kernel ran                           ``torch.profiler.profile()``, look for ``aten::_scaled_dot_product_*``
-# keep FlashAttention eligible (CUDA)        ``is_causal=True`` rather than an explicit ``attn_mask``
-# force a kernel                             ``with sdpa_kernel(SDPBackend.FLASH_ATTENTION): ...``
-# reorder the priority list                  ``sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION], set_priority=True)``
-# allow several kernels                      ``sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH])``
-# =========================================  ==========================================================
+print(stamp)
+attention_table.plot(title="Attention, (4, 8, 512, 64) float32: speedup over by hand")
+plt.show()
+attention_table

@@ -2,15 +2,33 @@ r"""
 torch.func
 ==========
 
-``torch.func`` (the former ``functorch``, part of PyTorch since 2.0) turns
-functions into other functions: ``vmap`` adds a batch dimension, ``grad``,
-``jacrev``, ``jacfwd``, ``hessian``, ``jvp``, ``vjp`` and ``linearize``
-differentiate, and ``functional_call`` runs a module with parameters you pass
-in. This page checks every result against plain autograd and ends with
-per-sample gradients and model ensembles, timed against a Python loop.
+``torch.func`` (once ``functorch``) turns functions into functions: batched, differentiated, or run with weights you pass in, each result checked against plain autograd.
+
+Summary
+-------
+
+=========================================  =============================================================================================
+You want                                   Call
+=========================================  =============================================================================================
+``f`` over a batch                         :entry:`vmap(f, in_dims=0, out_dims=0) <pt2-torch-func-vmap>`; ``None`` in ``in_dims`` shares
+random numbers inside ``vmap``             :entry:`vmap(f, randomness="different") <pt2-torch-func-randomness>`, ``"same"``
+the gradient of a scalar ``f``             :entry:`grad(f, argnums=0, has_aux=False) <pt2-torch-func-grad>`
+the full Jacobian                          :entry:`jacrev(f) <pt2-torch-func-jacobians>` (reverse), ``jacfwd(f)`` (forward)
+the Jacobian in less memory                :entry:`jacrev(f, chunk_size=k) <pt2-torch-func-jacobians>`, ``k`` rows at a time
+the Hessian                                :entry:`hessian(f) <pt2-torch-func-hessian>`, which is ``jacfwd(jacrev(f))``
+``(f(x), J @ v)``                          :entry:`jvp(f, primals, tangents) <pt2-torch-func-jvp-vjp>`
+a pull-back of cotangents (``u @ J``)      :entry:`vjp(f, *primals) <pt2-torch-func-jvp-vjp>`, returns ``(f(x), vjp_fn)``
+a reusable ``jvp`` function                :entry:`linearize(f, *primals) <pt2-torch-func-jvp-vjp>`
+a module run with given weights            :entry:`functional_call(module, params, args) <pt2-torch-func-functional-call>`
+per-sample gradients, and their speed      :entry:`vmap(grad(loss), in_dims=(None, 0, 0)) <pt2-torch-func-per-sample>`
+an ensemble in one call                    :entry:`stack_module_state(models) <pt2-torch-func-ensemble>`
+port ``functorch`` ensembles               :entry:`combine_state_for_ensemble <pt2-torch-func-functorch>` (deprecated)
+=========================================  =============================================================================================
 """
 
 # %%
+# .. _pt2-torch-func-vmap:
+#
 # ``vmap``: write for one sample, run on a batch
 # ----------------------------------------------
 # ``in_dims`` says which dimension of each argument is the batch (``None``:
@@ -35,6 +53,8 @@ torch.testing.assert_close(scores, torch.stack([score(b, weights) for b in batch
 print("matches a Python loop")
 
 # %%
+# .. _pt2-torch-func-randomness:
+#
 # ``vmap`` and random numbers: ``randomness=``
 # --------------------------------------------
 # By default (``"error"``) a random call inside ``vmap`` raises, because it is
@@ -57,6 +77,8 @@ print("randomness='different':", vmap(noisy, randomness="different")(zeros))
 print("randomness='same':     ", vmap(noisy, randomness="same")(zeros))
 
 # %%
+# .. _pt2-torch-func-grad:
+#
 # ``grad``: the gradient as a function
 # ------------------------------------
 # ``grad(f)`` returns a function computing the gradient of a scalar ``f``
@@ -91,6 +113,8 @@ torch.testing.assert_close(dw_aux, w_ref.grad)
 print("has_aux=True returns (gradient, aux):", aux)
 
 # %%
+# .. _pt2-torch-func-jacobians:
+#
 # Jacobians: ``jacrev`` and ``jacfwd``
 # ------------------------------------
 # Both return the full Jacobian, in one batched pass rather than a loop:
@@ -116,6 +140,8 @@ print("Jacobian shape:", tuple(reference.shape))
 print("jacrev, jacrev(chunk_size=1) and jacfwd: matches autograd")
 
 # %%
+# .. _pt2-torch-func-hessian:
+#
 # ``hessian``
 # -----------
 # ``hessian(f)`` is ``jacfwd(jacrev(f))``: forward over reverse, the usual
@@ -136,6 +162,8 @@ print(H)
 print("hessian: matches autograd")
 
 # %%
+# .. _pt2-torch-func-jvp-vjp:
+#
 # ``jvp``, ``vjp`` and ``linearize``
 # ----------------------------------
 # ``jvp`` pushes a tangent forward (Jacobian times vector) without building
@@ -171,6 +199,8 @@ torch.testing.assert_close(jvp_fn(u), J @ u)
 print("jvp, vjp and linearize: matches autograd")
 
 # %%
+# .. _pt2-torch-func-functional-call:
+#
 # ``functional_call``: a module with parameters you pass in
 # ---------------------------------------------------------
 # Transforms work on functions of tensors, so a module's weights must become
@@ -190,14 +220,22 @@ torch.testing.assert_close(functional_call(model, doubled, (x,)), 2 * model(x))
 print("functional_call with the module's own and doubled weights: matches the module")
 
 # %%
+# .. _pt2-torch-func-per-sample:
+#
 # Per-sample gradients: ``vmap(grad(...))``
 # -----------------------------------------
-# Ordinary backward sums gradients over the batch. For one gradient per
-# sample (differential privacy, data attribution), write the loss of one
-# sample as a function of the parameters, take ``grad`` and ``vmap`` it.
+# Backward sums gradients over the batch. For one gradient per sample
+# (differential privacy, data attribution), write one sample's loss as a
+# function of the parameters, take ``grad`` and ``vmap`` it. Then the 64
+# gradients, by one vectorised call and by 64 backward passes, are timed in
+# alternation on one thread (vectorising, not spreading over cores, is
+# compared); the verdict, table and plot (speedup with 95% interval) follow.
+import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 from torch.func import functional_call, grad, vmap
+
+from cheatsheet import compare, environment
 
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
@@ -228,17 +266,6 @@ torch.testing.assert_close(fast, per_sample_loop(inputs, targets))
 print({name: tuple(g.shape) for name, g in fast.items()})
 print("per-sample gradients: matches autograd, one backward per sample")
 
-# %%
-# Time per-sample gradients: ``vmap`` against a loop
-# --------------------------------------------------
-# The same 64 per-sample gradients as above, computed by one vectorised call
-# and by 64 backward passes, timed in alternation on one thread, so that the
-# comparison is about vectorising, not about spreading work over cores. The
-# verdict below says which is faster on this machine, and by how much.
-import torch
-
-from cheatsheet import compare, environment
-
 threads = torch.get_num_threads()
 # With two threads, a core taken by another process stalls every small
 # parallel operation of the vmap call (up to 50x in some rounds) but not the
@@ -257,17 +284,14 @@ try:
 finally:
     torch.set_num_threads(threads)
 print(per_sample.verdict("vmap(grad(...))"))
-stamp
-
-# %%
-# The timing as a table and a plot
-# --------------------------------
-# Medians per call of the 64-sample batch, and the speedup of ``vmap`` over
-# the loop with its 95% interval.
-fig = per_sample.plot(title="Per-sample gradients of a 64-sample batch")
+print(stamp)
+per_sample.plot(title="Per-sample gradients of a 64-sample batch")
+plt.show()
 per_sample
 
 # %%
+# .. _pt2-torch-func-ensemble:
+#
 # Model ensembles: ``stack_module_state``
 # ---------------------------------------
 # Several copies of one architecture run as a single batched call:
@@ -301,6 +325,8 @@ print("stacked weight shape:", tuple(stacked_params["0.weight"].shape))
 print("ensemble output:", tuple(ensemble.shape), "- matches running each member")
 
 # %%
+# .. _pt2-torch-func-functorch:
+#
 # Older code: ``functorch.combine_state_for_ensemble``
 # ----------------------------------------------------
 # Before 2.0 these transforms lived in the separate ``functorch`` package, and
@@ -321,23 +347,3 @@ with warnings.catch_warnings(record=True) as caught:
 print("torch", torch.__version__, "| still callable, returns", type(fmodel).__name__)
 print("stacked parameter shapes:", [tuple(p.shape) for p in params])
 print(f"{caught[0].category.__name__}: {str(caught[0].message).split(';')[0]}")
-
-# %%
-# Summary
-# -------
-#
-# ==========================================================  ===================================================
-# Call                                                        Returns
-# ==========================================================  ===================================================
-# ``vmap(f, in_dims=0, out_dims=0, randomness="error")``      ``f`` over a batch; ``None`` in ``in_dims`` shares
-# ``grad(f, argnums=0, has_aux=False)``                       gradient of a scalar ``f`` (plus aux)
-# ``jacrev(f, argnums=0)`` / ``jacfwd(f, argnums=0)``         full Jacobian, reverse / forward mode
-# ``jacrev(f, chunk_size=k)``                                 the same, ``k`` rows at a time (less memory)
-# ``hessian(f)``                                              ``jacfwd(jacrev(f))``
-# ``jvp(f, primals, tangents)``                               ``(f(x), J @ v)``
-# ``vjp(f, *primals)``                                        ``(f(x), vjp_fn)``, ``vjp_fn(u) = (u @ J,)``
-# ``linearize(f, *primals)``                                  ``(f(x), jvp_fn)``, reusable
-# ``functional_call(module, params, args)``                   module output with the given weights
-# ``vmap(grad(loss), in_dims=(None, 0, 0))``                  per-sample gradients
-# ``stack_module_state(models)``                              ``(params, buffers)`` stacked for ``vmap``
-# ==========================================================  ===================================================
