@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib import metadata
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -26,6 +27,8 @@ extensions = [
     "myst_parser",
     "sphinx_copybutton",
     "sphinx_gallery.gen_gallery",
+    "sphinx.ext.intersphinx",
+    "sphinx_codeautolink",  # links names in Markdown code blocks; the gallery links its own
     "sphinx.ext.githubpages",  # .nojekyll, or GitHub Pages drops _static/ and _images/
     "sphinx_sitemap",
     "notfound.extension",
@@ -88,6 +91,19 @@ sphinx_gallery_conf = {
     "thumbnail_size": (400, 280),
 }
 
+# -- Links to PyTorch's documentation ---------------------------------------
+
+# Every torch name in code links to its page for the torch this site is built with.
+# The inventory is kept in the repository (docs/_ext/torch_inventory.py writes it from
+# PyTorch's documentation sources), so the build reads nothing from the network.
+torch_docs_url = "https://docs.pytorch.org/docs/{}.{}/".format(
+    *metadata.version("torch").split(".")[:2]
+)
+# sphinx-gallery links the code of its pages itself; codeautolink links the Markdown
+# pages' code. The gallery's pages are the site's only reStructuredText files.
+rst_prolog = ".. autolink-skip:: file\n"
+intersphinx_mapping = {"torch": (torch_docs_url, str(ROOT / "docs" / "_inventories" / "torch.inv"))}
+
 # -- Copy button -------------------------------------------------------------
 
 # Copying a ">>> "/"... " or "$ " block yields only the code, without prompts or output.
@@ -146,7 +162,8 @@ html_sidebars = {"index": [], "quickref": []}
 # -- Nitpicky ----------------------------------------------------------------
 
 nitpicky = True
-# The build is offline, so there is no inventory for these projects' names.
+# No inventory for numpy and matplotlib; torch names outside the inventory (built-in
+# types, tensor attributes, private modules) stay plain text.
 nitpick_ignore_regex = [
     (r"py:.*", r"(torch|matplotlib|numpy)(\..*)?"),
     (r"py:class", r"(callable|optional|sequence|tuple|list|dict|str|int|float|bool)"),
