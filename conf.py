@@ -144,7 +144,7 @@ html_favicon = "docs/_static/favicon.svg"  # without one, every visit asks for /
 templates_path = ["docs/_templates"]
 # "Built on <date> with torch <version> on <machine>", in every page's footer.
 html_context = {"build_line": sitebuild.build_line()}
-html_css_files = ["cheatsheet.css"]
+html_css_files = ["cheatsheet.css", ("print.css", {"media": "print"})]
 html_show_sourcelink = False
 html_copy_source = False
 html_theme_options = {
