@@ -249,6 +249,29 @@ def verdicts(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def quickref(session: nox.Session) -> None:
+    """Print the built quick reference on A4 and Letter; --write refreshes docs/quickref.pdf."""
+    run = _site_env(session)
+    run("python", "benchmarks/print_quickref.py", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def records(session: nox.Session) -> None:
+    """Copy the last build's page records into results/<machine-id>/, to commit and show."""
+    built = BUILD / "_records"
+    pages = sorted(built.glob("*/*.json"))
+    if not pages:
+        session.error(f"no records in {built}: build the site first (nox -s docs)")
+    machine = json.loads(pages[0].read_text())["machine_id"]
+    target = ROOT / "results" / machine
+    shutil.rmtree(target, ignore_errors=True)
+    for page in pages:
+        (target / page.parent.name).mkdir(parents=True, exist_ok=True)
+        shutil.copy2(page, target / page.parent.name / page.name)
+    session.log(f"{len(pages)} records of {machine} in {target.relative_to(ROOT)}")
+
+
+@nox.session(venv_backend="none")
 def buildperf(session: nox.Session) -> None:
     """Time a cold build, a rebuild with nothing changed, and one after touching an example."""
     run = _site_env(session)
