@@ -256,6 +256,26 @@ def quickref(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def wheels(session: nox.Session) -> None:
+    """Download the documentation dependencies (not torch) as wheels, for an offline machine.
+
+    ``nox -s wheels -- FOLDER [pip download options]``, e.g. ``--python-version 3.12
+    --platform manylinux2014_x86_64 --only-binary=:all:`` for another target.
+    """
+    if not session.posargs:
+        session.error("name the folder: nox -s wheels -- wheels/")
+    folder, *options = session.posargs
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    pins = _constraints_without(set(), Path(folder) / "constraints-without-torch.txt")
+    session.run(sys.executable, "-m", "pip", "download", "--quiet", "-d", folder, "-c", str(pins),
+                "numpy", "matplotlib", *_deps(*SITE_GROUPS), *options, external=True)  # fmt: skip
+    session.log(
+        f"Wheels in {folder}. On the target: PIP_NO_INDEX=1 PIP_FIND_LINKS={folder} "
+        "nox -s docs -- --installed-torch"
+    )
+
+
+@nox.session(venv_backend="none")
 def records(session: nox.Session) -> None:
     """Copy the last build's page records into results/<machine-id>/, to commit and show."""
     built = BUILD / "_records"
