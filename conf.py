@@ -62,7 +62,6 @@ sphinx_gallery_conf = {
     # Drafting aid: CHEATSHEET_RUN_ONLY=<regex of paths> runs only the examples it
     # matches and shows the others without output; the published build never sets it.
     "filename_pattern": os.environ.get("CHEATSHEET_RUN_ONLY", r".*"),
-    "ignore_pattern": r"__init__\.py",
     "subsection_order": [
         "../examples/basics",
         "../examples/pytorch2",
@@ -76,19 +75,14 @@ sphinx_gallery_conf = {
     # behind, not even for the pages the build renders after the gallery.
     "reset_modules": ("matplotlib", "sitebuild.reset_state"),
     "reset_modules_order": "both",
-    "capture_repr": ("_repr_html_", "__repr__"),
-    "image_scrapers": ("matplotlib",),
-    "matplotlib_animations": False,
+    # SVG on a transparent background: sharp at any width, dark in dark mode.
+    "image_scrapers": ("plotscraper.svg_scraper",),
     "download_all_examples": False,
     "remove_config_comments": True,
-    "show_memory": False,
     "show_signature": False,
-    "line_numbers": False,
-    "min_reported_time": 0,
     # Its execution-time pages load jQuery and DataTables from CDNs; the site loads
     # nothing from outside. Each page still shows its own run time.
     "write_computation_times": False,
-    "thumbnail_size": (400, 280),
 }
 
 # -- Links to PyTorch's documentation ---------------------------------------
@@ -151,11 +145,15 @@ html_theme_options = {
     "navigation_with_keys": True,
     "show_toc_level": 2,
     "navbar_align": "left",
-    "secondary_sidebar_items": ["page-toc"],
+    # A gallery page's download links sit above its entries instead of in a note
+    # (the component shows nothing on the other pages).
+    "secondary_sidebar_items": ["sg_download_links", "page-toc"],
     "footer_start": ["copyright", "build-line"],
     "footer_end": ["sphinx-version"],
     "github_url": repository_url,
     "header_links_before_dropdown": 6,
+    # The search field as a button keeps the header on one row.
+    "navbar_persistent": ["search-button"],
 }
 html_sidebars = {"index": [], "quickref": []}
 

@@ -323,7 +323,8 @@ class Comparison:
         for yi, r in zip(y, ratios, strict=True):
             ax.annotate(f" {_x(r.speedup)}x", (r.high, yi), va="center", fontsize=9)
         ax.margins(x=0.2)
-        ax.set_title(title or f"Speedup over {self.baseline} (higher is faster)")
+        # A long title wraps inside the figure instead of running off its edge.
+        ax.set_title(title or f"Speedup over {self.baseline} (higher is faster)", wrap=True)
         return fig
 
 
