@@ -404,7 +404,7 @@ def page_inputs() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        The helper package's source digest, the versions of Python, torch, NumPy
+        The helper package's and the plot scraper's source digests, the versions of Python, torch, NumPy
         and matplotlib, the device choice (``CHEATSHEET_DEVICE``,
         ``CUDA_VISIBLE_DEVICES``) and what torch derives its default thread count
         from (the usable CPUs, ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``). All are
@@ -418,8 +418,13 @@ def page_inputs() -> dict[str, str]:
         "MKL_NUM_THREADS",
         "CHEATSHEET_RUN_ONLY",
     )
+    scraper = Path(__file__).with_name("plotscraper.py")
     return {
         f"{_HELPER_PACKAGE} source": _source_digest(_HELPER_PACKAGE),
+        # The scraper decides how every figure is saved (SVG, transparent).
+        "plot scraper": hashlib.sha256(scraper.read_bytes()).hexdigest()
+        if scraper.exists()
+        else "none",
         "python": sys.version,
         **{name: _version(name) for name in ("torch", "numpy", "matplotlib")},
         **{name: os.environ.get(name, "unset") for name in environ},
