@@ -275,6 +275,17 @@ def wheels(session: nox.Session) -> None:
     )
 
 
+@nox.session(name="oldest-torch")
+def oldest_torch(session: nox.Session) -> None:
+    """Run every page's blocks under the oldest torch pyproject.toml allows; record what runs."""
+    bound = next(d for d in PYPROJECT["project"]["dependencies"] if d.startswith("torch"))
+    oldest = bound.split(">=")[1]
+    pins = _constraints_without(set(), Path(session.create_tmp()) / "constraints.txt")
+    session.install("-c", str(pins), f"torch~={oldest}.0", "-e", ".", "sphinx-gallery",
+                    "beautifulsoup4")  # fmt: skip
+    session.run("python", "benchmarks/oldest_torch.py", "results", env={"MPLBACKEND": "agg"})
+
+
 @nox.session(venv_backend="none")
 def records(session: nox.Session) -> None:
     """Copy the last build's page records into results/<machine-id>/, to commit and show."""
