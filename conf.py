@@ -111,6 +111,17 @@ copybutton_remove_prompts = True
 # The one place the repository is named: the header link and, for a local build,
 # the address of the published site (its GitHub Pages) derive from it.
 repository_url = "https://github.com/pytorch2-cheatsheet/pytorch2-cheatsheet"
+# Each page's notebook starts by installing what it imports: the torch this site was
+# built with and the helper package, from the repository.
+_torch_release = metadata.version("torch").split("+")[0]
+sphinx_gallery_conf["first_notebook_cell"] = (
+    "# On Colab, for a GPU: Runtime > Change runtime type > GPU, before running this cell.\n"
+    f'%pip install --quiet "torch=={_torch_release}" "cheatsheet @ git+{repository_url}"'
+)
+# "Open in Colab" on every page opens its notebook from the repository's `notebooks`
+# branch, which the deploy workflow fills with the notebooks it publishes with the site.
+_owner, _name = urlsplit(repository_url).path.strip("/").split("/")[:2]
+colab_base = f"https://colab.research.google.com/github/{_owner}/{_name}/blob/notebooks/"
 # The deploy workflow and Read the Docs pass the address they publish at.
 html_baseurl = sitebuild.site_url(repository_url)
 sitemap_url_scheme = "{link}"
@@ -137,7 +148,7 @@ html_static_path = ["docs/_static"]
 html_favicon = "docs/_static/favicon.svg"  # without one, every visit asks for /favicon.ico in vain
 templates_path = ["docs/_templates"]
 # "Built on <date> with torch <version> on <machine>", in every page's footer.
-html_context = {"build_line": sitebuild.build_line()}
+html_context = {"build_line": sitebuild.build_line(), "colab_base": colab_base}
 html_css_files = ["cheatsheet.css", ("print.css", {"media": "print"})]
 html_show_sourcelink = False
 html_copy_source = False
@@ -147,7 +158,7 @@ html_theme_options = {
     "navbar_align": "left",
     # A gallery page's download links sit above its entries instead of in a note
     # (the component shows nothing on the other pages).
-    "secondary_sidebar_items": ["sg_download_links", "page-toc"],
+    "secondary_sidebar_items": ["sg_download_links", "colab-link", "page-toc"],
     "footer_start": ["copyright", "build-line"],
     "footer_end": ["sphinx-version"],
     "github_url": repository_url,

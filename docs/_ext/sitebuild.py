@@ -500,7 +500,8 @@ def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
     gallery_conf = app.config.sphinx_gallery_conf
     if not gallery_conf["plot_gallery"]:
         return
-    current = page_inputs()
+    # The notebooks are written when a page runs, so their first cell is an input too.
+    current = {**page_inputs(), "first notebook cell": gallery_conf.get("first_notebook_cell")}
     dirs = gallery_conf["gallery_dirs"]
     for gallery in [Path(app.srcdir, d) for d in ([dirs] if isinstance(dirs, str) else dirs)]:
         record = gallery / _INPUTS_FILE
