@@ -31,6 +31,7 @@ extensions = [
     "notfound.extension",
     "sphinxext.opengraph",
     "sitebuild",
+    "tasksearch",  # search results down to the entry, as the reader types
 ]
 root_doc = "index"
 stamp_pages = ["index"]
