@@ -223,8 +223,9 @@ def _read_sections(app: Sphinx, doctree: nodes.document) -> None:
         phrases = [p for t in targets if t.matches(docname, ids, title) for p in t.phrases]
         phrases += [want for label, want in summary if label in ids]
         if phrases:
-            # Sphinx's own search page finds index entries and links them to the section.
-            entries = [("single", p, anchor, "", None) for p in phrases]
+            # Sphinx's own search page finds index entries and links them to the section;
+            # "main" entries rank with titles, the others after every other result.
+            entries = [("single", p, anchor, "main", None) for p in phrases]
             section.insert(1, addnodes.index(entries=entries, inline=False))
         snippet = _first_sentence(paragraph.astext()) if paragraph is not None else ""
         names = {title.lower(), *(p.lower() for p in phrases)}
@@ -334,4 +335,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", _read_sections)
     app.connect("env-check-consistency", _check_targets)
     app.connect("build-finished", _write_index)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
