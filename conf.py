@@ -35,6 +35,7 @@ extensions = [
     "sphinxext.opengraph",
     "sitebuild",
     "machines",  # results recorded on other machines, beside the live ones
+    "tasksearch",  # search results down to the entry, as the reader types
 ]
 root_doc = "index"
 stamp_pages = ["index"]
