@@ -42,7 +42,7 @@ def _install(session: nox.Session, *groups: str) -> None:
 # The sessions that run torch share one environment, so a fresh machine installs torch
 # once, not once per session. It is made again when the pins or the project change.
 SITE_ENV = ROOT / ".nox" / "site"
-SITE_GROUPS = ("docs", "test", "docs-live")
+SITE_GROUPS = ("docs", "test", "docs-live", "bench")
 
 # `--installed-torch[=PYTHON]` builds with the torch that PYTHON (default: the Python
 # running nox) already has, a CUDA, ROCm or Apple build: the documentation dependencies
@@ -246,6 +246,13 @@ def verdicts(session: nox.Session) -> None:
     """Run every benchmark page three times and print its verdicts side by side; fail on a flip."""
     run = _site_env(session)
     run("python", "benchmarks/verdict_stability.py", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def searchperf(session: nox.Session) -> None:
+    """Compare Sphinx's search, Pagefind and the site's own on the task queries of the tests."""
+    run = _site_env(session)
+    run("python", "benchmarks/search_engines.py", *session.posargs)
 
 
 @nox.session(venv_backend="none")
