@@ -20,6 +20,7 @@ GPU memory in use             :entry:`torch.cuda.memory_allocated() <basics-cuda
 the peak                      :entry:`torch.cuda.max_memory_allocated() <basics-cuda-memory>`, ``reset_peak_memory_stats()``
 cached blocks back            :entry:`torch.cuda.empty_cache() <basics-cuda-memory>`
 a full report                 :entry:`torch.cuda.memory_summary() <basics-cuda-memory>`
+"CUDA out of memory"          :entry:`except torch.OutOfMemoryError <basics-out-of-memory>`, then the checklist
 ============================  ==================================================
 """
 
@@ -151,3 +152,49 @@ else:
     print(
         "memory_summary: they report the CUDA caching allocator, and this machine has no CUDA GPU"
     )
+
+# %%
+# .. _basics-out-of-memory:
+#
+# CUDA out of memory
+# ------------------
+# ``torch.OutOfMemoryError`` (the same class as ``torch.cuda.OutOfMemoryError``) is
+# what a failed GPU allocation raises. In order of effort: a smaller batch (with
+# gradient accumulation to keep the effective size); ``torch.autocast`` to bf16/fp16;
+# activation checkpointing (``torch.utils.checkpoint``); ``optimizer.zero_grad()``
+# (it frees the grads) and ``del`` of tensors you no longer need before
+# ``torch.cuda.empty_cache()``; ``PYTORCH_ALLOC_CONF=expandable_segments:True`` when
+# "reserved but unallocated" memory is large (fragmentation); and a memory snapshot
+# (``torch.cuda.memory._record_memory_history()``) to see what holds the memory.
+# Below, a step that backs off to half the batch; on a CPU-only machine the
+# out-of-memory error is simulated, and a failed CPU allocation is shown to raise a
+# plain ``RuntimeError`` instead (this torch does not use the OOM class there).
+import torch
+
+
+def step(batch: torch.Tensor) -> torch.Tensor:
+    if not torch.cuda.is_available() and batch.shape[0] > 16:
+        raise torch.OutOfMemoryError("simulated: CUDA out of memory")  # CPU demo only
+    return (batch @ batch.T).sum()
+
+
+def run_with_backoff(batch: torch.Tensor) -> torch.Tensor:
+    while True:
+        try:
+            return step(batch)
+        except torch.OutOfMemoryError:
+            if batch.shape[0] == 1:
+                raise
+            batch = batch[: batch.shape[0] // 2]  # and accumulate gradients over the halves
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+            print("out of memory: retrying with batch", batch.shape[0])
+
+
+run_with_backoff(torch.ones(64, 8))
+try:
+    torch.empty(2**60, dtype=torch.uint8)  # an exabyte, on the CPU
+except torch.OutOfMemoryError:
+    print("a CPU allocation failure raised torch.OutOfMemoryError")
+except RuntimeError as err:
+    print("a CPU allocation failure raised", type(err).__name__, "(not torch.OutOfMemoryError)")

@@ -38,6 +38,8 @@ to take the p-norm of each image window                             :entry:`nn.L
 to turn sliding patches into columns                                :entry:`nn.Unfold <api-nn-unfold>`
 to sum columns back into an image (overlaps add)                    :entry:`nn.Fold <api-nn-fold>`
 to predict a layer's output length                                  :entry:`(L + 2p - d(k - 1) - 1) // s + 1 <api-nn-conv-output-size>`
+images in channels-last memory (NHWC)                               :entry:`x.to(memory_format=torch.channels_last) <api-channels-last>`
+the model's weights too                                             :entry:`model.to(memory_format=torch.channels_last) <api-channels-last>`
 ==================================================================  ==================================================
 """
 
@@ -509,3 +511,42 @@ print("MaxPool2d       formula:", conv_out(11, **settings), "| layer:", pool(x).
 tconv = nn.ConvTranspose2d(1, 1, 3, stride=2, padding=1, output_padding=1, dilation=2)
 print("ConvTranspose2d formula:", transposed_out(11, output_padding=1, **settings), end=" ")
 print("| layer:", tconv(x).shape[-1])
+
+# %%
+# .. _api-channels-last:
+#
+# channels_last memory format
+# ---------------------------
+# ``channels_last`` keeps an ``(N, C, H, W)`` tensor's shape but stores it as
+# NHWC, the order many convolution kernels (oneDNN on CPUs, cuDNN tensor cores
+# on GPUs) prefer. Convert both the input and the model; a convolution then
+# returns channels-last output, and ``is_contiguous`` names the format it checks.
+# Whether it pays depends on the kernel and the machine: measure, as here.
+import torch
+from torch import nn
+
+from cheatsheet import compare
+
+torch.manual_seed(0)
+x = torch.randn(8, 32, 56, 56)
+conv = nn.Conv2d(32, 32, 3, padding=1).eval()
+x_cl = x.to(memory_format=torch.channels_last)
+conv_cl = nn.Conv2d(32, 32, 3, padding=1).eval()
+conv_cl.load_state_dict(conv.state_dict())
+conv_cl = conv_cl.to(memory_format=torch.channels_last)
+print("shape", tuple(x_cl.shape), "strides NCHW", x.stride(), "-> channels_last", x_cl.stride())
+with torch.no_grad():
+    out = conv_cl(x_cl)
+    print("output channels_last:", out.is_contiguous(memory_format=torch.channels_last))
+    print("same values:", torch.allclose(out, conv(x), atol=1e-5))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one thread: steadier on a busy machine
+    try:
+        table = compare(
+            {"NCHW": lambda: conv(x), "channels_last": lambda: conv_cl(x_cl)},
+            device="cpu",
+            budget_s=1.5,
+        )
+    finally:
+        torch.set_num_threads(threads)
+print(f"On this machine, {table.verdict('channels_last')}.")
