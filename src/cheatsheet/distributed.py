@@ -529,6 +529,8 @@ class _Rendezvous:
         env = {"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(self.port)}
         if self.hosted:
             env["TORCHELASTIC_USE_AGENT_STORE"] = "True"
+            # torchrun sets this too; torch before 2.5 reads it with the agent store.
+            env["TORCHELASTIC_RESTART_COUNT"] = "0"
         interface = _loopback_interface()
         if interface is not None:
             # gloo listens on the address its host name resolves to, which on many
@@ -544,9 +546,13 @@ class _Rendezvous:
         """
         if not self.hosted or self._fd is None:
             return
+        import torch
         import torch.distributed as dist
 
         fd, self._fd = self._fd, None  # the store owns the socket from here on
+        # Before torch 2.5 the default (libuv) store cannot take a listening socket;
+        # the older implementation can.
+        legacy = torch.torch_version.TorchVersion(torch.__version__) < (2, 5)
         try:
             self._store = dist.TCPStore(
                 "127.0.0.1",
@@ -555,6 +561,7 @@ class _Rendezvous:
                 is_master=True,
                 wait_for_workers=False,
                 master_listen_fd=fd,
+                **({"use_libuv": False} if legacy else {}),
             )
         except BaseException:
             with contextlib.suppress(OSError):
