@@ -127,7 +127,8 @@ html_favicon = "docs/_static/favicon.svg"  # without one, every visit asks for /
 templates_path = ["docs/_templates"]
 # "Built on <date> with torch <version> on <machine>", in every page's footer.
 html_context = {"build_line": sitebuild.build_line()}
-html_css_files = ["cheatsheet.css"]
+# icons.css draws the theme's icons, so no page downloads the icon fonts (see its header).
+html_css_files = ["cheatsheet.css", "icons.css"]
 html_show_sourcelink = False
 html_copy_source = False
 html_theme_options = {
