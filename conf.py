@@ -127,8 +127,9 @@ html_favicon = "docs/_static/favicon.svg"  # without one, every visit asks for /
 templates_path = ["docs/_templates"]
 # "Built on <date> with torch <version> on <machine>", in every page's footer.
 html_context = {"build_line": sitebuild.build_line()}
-# icons.css draws the theme's icons, so no page downloads the icon fonts (see its header).
-html_css_files = ["cheatsheet.css", "icons.css"]
+# icons.css draws the theme's icons, so no page downloads the icon fonts; a11y.css gives
+# back the names that the theme's and sphinx-gallery's styles hide from screen readers.
+html_css_files = ["cheatsheet.css", "icons.css", "a11y.css"]
 html_show_sourcelink = False
 html_copy_source = False
 html_theme_options = {
