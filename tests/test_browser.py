@@ -120,6 +120,18 @@ def test_dark_mode_switch(page, base_url):
     assert page.get_attribute("html", "data-theme") == "dark"
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_first_visit_follows_the_system_without_errors(page, base_url, scheme):
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{base_url}/index.html")  # a fresh context: nothing stored yet
+    page.wait_for_load_state("networkidle")
+    assert page.get_attribute("html", "data-mode") == "auto"
+    assert page.get_attribute("html", "data-theme") == scheme
+    assert errors == []
+
+
 def test_light_mode_is_light(page, base_url):
     page.emulate_media(color_scheme="light")
     page.goto(f"{base_url}/index.html")
