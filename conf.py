@@ -150,7 +150,9 @@ html_favicon = "docs/_static/favicon.svg"  # without one, every visit asks for /
 templates_path = ["docs/_templates"]
 # "Built on <date> with torch <version> on <machine>", in every page's footer.
 html_context = {"build_line": sitebuild.build_line(), "colab_base": colab_base}
-html_css_files = ["cheatsheet.css", ("print.css", {"media": "print"})]
+# icons.css draws the theme's icons, so no page downloads the icon fonts; a11y.css gives
+# back the names that the theme's and sphinx-gallery's styles hide from screen readers.
+html_css_files = ["cheatsheet.css", "icons.css", "a11y.css", ("print.css", {"media": "print"})]
 html_show_sourcelink = False
 html_copy_source = False
 html_theme_options = {

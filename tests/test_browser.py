@@ -120,10 +120,46 @@ def test_dark_mode_switch(page, base_url):
     assert page.get_attribute("html", "data-theme") == "dark"
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_first_visit_follows_the_system_without_errors(page, base_url, scheme):
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{base_url}/index.html")  # a fresh context: nothing stored yet
+    page.wait_for_load_state("networkidle")
+    assert page.get_attribute("html", "data-mode") == "auto"
+    assert page.get_attribute("html", "data-theme") == scheme
+    assert errors == []
+
+
 def test_light_mode_is_light(page, base_url):
     page.emulate_media(color_scheme="light")
     page.goto(f"{base_url}/index.html")
     assert _background_luminance(page) > 0.7
+
+
+ICON_FILES = ("fontawesome", ".woff2", ".woff", ".ttf")
+
+
+@pytest.mark.parametrize(
+    "viewport", [{"width": 1440, "height": 900}, {"width": 390, "height": 844}]
+)
+def test_every_icon_has_a_shape_and_no_icon_font_loads(browser, base_url, viewport):
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url))
+    page.goto(f"{base_url}/gallery/reference_tensors/creation.html")
+    page.wait_for_load_state("networkidle")
+    # An icon whose shape icons.css lacks computes no mask: it would show as nothing.
+    shapeless = page.evaluate(
+        """() => [...document.querySelectorAll('[class*="fa-"]')]
+          .filter(el => getComputedStyle(el, '::before').maskImage === 'none')
+          .map(el => el.className)"""
+    )
+    context.close()
+    assert shapeless == []
+    assert [url for url in fetched if any(part in url for part in ICON_FILES)] == []
 
 
 def test_keyboard_reaches_the_content_first(page, base_url):
