@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,6 +41,73 @@ def site() -> Path:
     if not (SITE / "index.html").exists():
         pytest.fail(f"no built site at {SITE}: build it first with `nox -s docs`")
     return SITE
+
+
+# -- The built site in a real Chromium (tests marked ``browser``) ---------------------
+
+CHROMIUM = os.environ.get("CHEATSHEET_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def _browser_missing_reason() -> str | None:
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CHEATSHEET_CHROMIUM)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (it is in the test dependency group)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def base_url(site: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = _browser_missing_reason()
+    if reason:
+        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
+            pytest.fail(f"browser tests are required here, but {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, base_url):
+    context = browser.new_context()
+    outside: list[str] = []
+
+    def guard(route):
+        if route.request.url.startswith(base_url):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    page = context.new_page()
+    page.outside_requests = outside
+    yield page
+    context.close()
 
 
 @pytest.fixture

@@ -2,57 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import io
-import shutil
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
-
-# The same server and Chromium as tests/test_browser.py; both belong in conftest.py.
-
-
-@pytest.fixture(scope="module")
-def base_url(site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    thread.join()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from test_browser import CHROMIUM, CHROMIUM_ARGS
-
-    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        pytest.skip(f"no Chromium at {CHROMIUM} (set CHEATSHEET_CHROMIUM)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context()
-    yield context.new_page()
-    context.close()
 
 
 WIDE = {"width": 1440, "height": 900}

@@ -2,39 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 from print_quickref import (
-    CHROMIUM,
     PAPERS,
     PDF,
     SOURCE,
-    chromium,
     html_rows,
     missing_rows,
     pdf_pages_and_text,
     print_page,
     source_rows,
 )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = None
-    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        reason = f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CHEATSHEET_CHROMIUM)"
-    elif importlib.util.find_spec("playwright") is None:
-        reason = "playwright is not installed (it is in the test dependency group)"
-    if reason and os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
-        pytest.fail(f"browser tests are required here, but {reason}")
-    if reason:
-        pytest.skip(reason)
-    with chromium() as browser:
-        yield browser
 
 
 def test_source_rows_show_the_call_not_the_markup():

@@ -13,13 +13,6 @@ import re
 
 import pytest
 
-import test_browser
-
-# The browser fixtures of test_browser.py, shared until they move to conftest.py.
-base_url = test_browser.base_url
-browser = test_browser.browser
-page = test_browser.page
-
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
 G = "gallery/"

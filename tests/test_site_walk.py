@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from test_browser import base_url, browser  # noqa: F401  (the served site and one Chromium)
-
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
 VIEWPORTS = {"wide": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -82,7 +80,7 @@ def _axe_script() -> str:
     params=[(v, m) for v in VIEWPORTS for m in MODES],
     ids=lambda combo: "-".join(combo),
 )
-def walk(request, browser, base_url, site) -> dict[str, Visit]:  # noqa: F811
+def walk(request, browser, base_url, site) -> dict[str, Visit]:
     """Visit every page in one viewport and mode; return what each one showed."""
     viewport, mode = request.param
     axe = _axe_script()
