@@ -290,7 +290,8 @@ def oldest_torch(session: nox.Session) -> None:
     pins = _constraints_without(set(), Path(session.create_tmp()) / "constraints.txt")
     session.install("-c", str(pins), f"torch~={oldest}.0", "-e", ".", "sphinx-gallery",
                     "beautifulsoup4")  # fmt: skip
-    session.run("python", "benchmarks/oldest_torch.py", "results", env={"MPLBACKEND": "agg"})
+    session.run("python", "benchmarks/oldest_torch.py", "results", *session.posargs,
+                env={"MPLBACKEND": "agg"})  # fmt: skip
 
 
 @nox.session(venv_backend="none")

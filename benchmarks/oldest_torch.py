@@ -6,7 +6,7 @@ blocks test, and each page gets a record (the format of ``cheatsheet.records``) 
 oldest torch that ``pyproject.toml`` allows, the records say whether that bound is
 true, and from which release each entry needs a newer torch.
 
-    python benchmarks/oldest_torch.py results
+    python benchmarks/oldest_torch.py results [examples/<folder>/<page>.py ...]
 
 writes ``results/<machine-id>-torch-<version>/<folder>/<page>.json``.
 """
@@ -50,7 +50,7 @@ def _last_line(output: str) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def main(out: Path) -> int:
+def main(out: Path, only: list[str]) -> int:
     import torch
 
     from cheatsheet import environment, records
@@ -65,6 +65,8 @@ def main(out: Path) -> int:
     machine = environment().as_dict()
     out = out / f"{records.machine_id(machine)}-torch-{torch.__version__.split('+')[0]}"
     pages = sorted(ROOT.glob("examples/*/*.py"))
+    if only:  # rerun some pages; the others keep their records
+        pages = [p for p in pages if p.relative_to(ROOT).as_posix() in only]
     plan = [(p, page_blocks(p)) for p in pages]
     outcomes = iter(run_alone([b for _, blocks in plan for _, b in blocks]))
     failed_total = ran_total = 0
@@ -94,6 +96,6 @@ def main(out: Path) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         sys.exit(__doc__)
-    sys.exit(main(Path(sys.argv[1])))
+    sys.exit(main(Path(sys.argv[1]), sys.argv[2:]))
