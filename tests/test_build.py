@@ -208,6 +208,9 @@ INDEX = """# Mini site
 ```{recorded-machines}
 ```
 
+```{torch-coverage}
+```
+
 ```{toctree}
 gallery/index
 ```
@@ -250,8 +253,10 @@ def _extra_page(root: Path, name: str, text: str) -> Iterator[None]:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mini")
     shutil.copy(ROOT / "conf.py", root)
-    for folder in ("_ext", "_static", "_templates"):
+    for folder in ("_ext", "_static", "_templates", "_inventories"):
         shutil.copytree(ROOT / "docs" / folder, root / "docs" / folder)
+    # The site's search words name its entries; the mini site has none of them.
+    (root / "docs" / "search_terms.toml").write_text("", encoding="utf-8")
     package = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "src" / "cheatsheet", root / "src" / "cheatsheet", ignore=package)
     (root / "src" / "cheatsheet" / "minisite.py").write_text('UNIT = "ms"\n', encoding="utf-8")
@@ -319,8 +324,14 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
         live, "Test Arm", machine={"torch_version": "2.4.0"}, source_sha256="0" * 64
     )
     missing = _synthetic_record(live, "Test Gone", comparisons=[gone])
+    oldest = _synthetic_record(live, "Test Old", machine={"torch_version": "2.4.1"}, comparisons=[])
+    oldest["blocks"] = [
+        {"entry": "(page top)", "origin": "uses_helpers.py:9", "ran": True, "error": ""},
+        {"entry": "api-minisite-unit", "origin": "uses_helpers.py:20", "ran": False,
+         "error": "AttributeError: planted"},
+    ]  # fmt: skip
     results = project / "results"
-    for record in (same, older, missing):
+    for record in (same, older, missing, oldest):
         folder = results / record["machine_id"] / "basics"
         folder.mkdir(parents=True)
         (folder / "uses_helpers.json").write_text(json.dumps(record))
@@ -355,8 +366,13 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     assert rows[0][1].startswith("baseline")
     machines = BeautifulSoup(landing, "html.parser").select_one("table.records-machines")
     assert sorted(td.get_text() for td in machines.select("tbody tr td:first-child")) == [
-        "Test Arm", "Test Gone", "Test Xeon"
+        "Test Arm", "Test Gone", "Test Old", "Test Xeon"
     ]  # fmt: skip
+    coverage = BeautifulSoup(landing, "html.parser")
+    assert "torch 2.4.1: 1 of 2 code blocks ran on their own" in coverage.get_text()
+    [row] = coverage.select("table.torch-coverage tbody tr")
+    assert row.select_one("a")["href"].endswith("uses_helpers.html#api-minisite-unit")
+    assert "AttributeError: planted" in row.get_text()
 
 
 def test_pages_run_in_header_order_and_start_from_a_clean_state(project, passing_build):
