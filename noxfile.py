@@ -256,6 +256,13 @@ def searchperf(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def weight(session: nox.Session) -> None:
+    """Bytes a first visit of typical pages transfers, gzipped, resource by resource."""
+    run = _site_env(session)
+    run("python", "benchmarks/page_weight.py", *session.posargs)
+
+
+@nox.session(venv_backend="none")
 def quickref(session: nox.Session) -> None:
     """Print the built quick reference on A4 and Letter; --write refreshes docs/quickref.pdf."""
     run = _site_env(session)
