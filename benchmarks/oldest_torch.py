@@ -45,9 +45,13 @@ def page_blocks(path: Path) -> list[tuple[str, Block]]:
     return found
 
 
+_PATH = re.compile(r" ?\(?/[^\s()]*/(site-packages|dist-packages)/[^\s()]*\)?")
+
+
 def _last_line(output: str) -> str:
+    """Return the error's last line, without this machine's paths."""
     lines = [line for line in output.strip().splitlines() if line.strip()]
-    return lines[-1][:300] if lines else ""
+    return _PATH.sub("", lines[-1])[:300] if lines else ""
 
 
 def main(out: Path, only: list[str]) -> int:

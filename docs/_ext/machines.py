@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,11 @@ class RecordedMachinesDirective(SphinxDirective):
         return [nodes.raw("", table, format="html")]
 
 
+# A file path in an error message (ImportError names the module's file) says where the
+# run happened, which the site does not show.
+_PATH = re.compile(r" ?\(?/[\w.-]+/[^\s()]*\)?")
+
+
 class TorchCoverageDirective(SphinxDirective):
     """``.. torch-coverage::`` lists the entries that did not run under an older torch.
 
@@ -219,7 +225,8 @@ class TorchCoverageDirective(SphinxDirective):
                     reftarget=label, refexplicit=True, refdoc=self.env.docname,
                 )  # fmt: skip
                 where = nodes.paragraph("", "", ref)
-            cells = (nodes.paragraph(text=page), where, nodes.paragraph(text=block["error"]))
+            error = _PATH.sub("", block["error"])
+            cells = (nodes.paragraph(text=page), where, nodes.paragraph(text=error))
             body += nodes.row("", *(nodes.entry("", c) for c in cells))
         return table
 

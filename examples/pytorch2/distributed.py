@@ -537,7 +537,9 @@ zero = run(train_zero, world_size=2)
 # ---------------------------------
 # Outside this page, ``torchrun`` starts the processes and sets the same
 # variables. On one machine with 8 GPUs, use ``nccl`` and pin each rank to
-# ``LOCAL_RANK``'s GPU (``torch.cuda.set_device(local_rank)``)::
+# ``LOCAL_RANK``'s GPU (``torch.cuda.set_device(local_rank)``):
+#
+# .. code-block:: console
 #
 #     torchrun --standalone --nproc-per-node=8 train.py --epochs 10
 #
@@ -573,7 +575,9 @@ else:
 # Several machines
 # ----------------
 # Run the same command on every node; they meet at the rendezvous endpoint
-# (one node's address and a free port) and ``torchrun`` numbers the ranks::
+# (one node's address and a free port) and ``torchrun`` numbers the ranks:
+#
+# .. code-block:: console
 #
 #     # on each of 2 nodes, 8 GPUs per node: 16 ranks
 #     torchrun --nnodes=2 --nproc-per-node=8 \
@@ -593,7 +597,9 @@ else:
 # A Slurm batch script
 # --------------------
 # Slurm allocates the nodes; ``srun`` then starts one ``torchrun`` per node,
-# and the first node of the allocation serves as the rendezvous::
+# and the first node of the allocation serves as the rendezvous:
+#
+# .. code-block:: bash
 #
 #     #!/bin/bash
 #     #SBATCH --job-name=train
