@@ -156,7 +156,9 @@ def tests(session: nox.Session) -> None:
     if not (BUILD / "index.html").exists():
         session.log("No built site yet: building it first (nox -s docs does the same).")
         _build_site(run)
-    run("pytest", *session.posargs)
+    # One worker per core, each taking whole test files: the slow ones (every block
+    # run alone, the walk of every page) then run side by side. `-n 0` runs serially.
+    run("pytest", "-n", "auto", "--dist", "loadfile", *session.posargs)
 
 
 @nox.session
