@@ -153,7 +153,7 @@ html_context = {"build_line": sitebuild.build_line(), "colab_base": colab_base}
 # icons.css draws the theme's icons, so no page downloads the icon fonts; a11y.css gives
 # back the names that the theme's and sphinx-gallery's styles hide from screen readers.
 html_css_files = ["cheatsheet.css", "icons.css", "a11y.css", ("print.css", {"media": "print"})]
-# a11y.js puts output boxes that scroll sideways in the keyboard's tab order.
+# a11y.js puts output boxes and plots that scroll sideways in the keyboard's tab order.
 html_js_files = [("a11y.js", {"defer": "defer"})]
 html_show_sourcelink = False
 html_copy_source = False
