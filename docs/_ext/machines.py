@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,9 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from sitebuild import RECORD_SUFFIX  # the live record, beside the generated page
+
 RESULTS_DIR = "results"
-RECORD_SUFFIX = ".record.json"  # the live record, beside the generated page
 
 
 def load_records(results: Path) -> list[dict[str, Any]]:
@@ -163,11 +163,6 @@ class RecordedMachinesDirective(SphinxDirective):
         return [nodes.raw("", table, format="html")]
 
 
-# A file path in an error message (ImportError names the module's file) says where the
-# run happened, which the site does not show.
-_PATH = re.compile(r" ?\(?/[\w.-]+/[^\s()]*\)?")
-
-
 class TorchCoverageDirective(SphinxDirective):
     """``.. torch-coverage::`` lists the entries that did not run under an older torch.
 
@@ -225,8 +220,7 @@ class TorchCoverageDirective(SphinxDirective):
                     reftarget=label, refexplicit=True, refdoc=self.env.docname,
                 )  # fmt: skip
                 where = nodes.paragraph("", "", ref)
-            error = _PATH.sub("", block["error"])
-            cells = (nodes.paragraph(text=page), where, nodes.paragraph(text=error))
+            cells = (nodes.paragraph(text=page), where, nodes.paragraph(text=block["error"]))
             body += nodes.row("", *(nodes.entry("", c) for c in cells))
         return table
 
