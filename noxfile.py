@@ -14,8 +14,9 @@ import nox
 ROOT = Path(__file__).parent
 WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
-# Every session installs from this file, so torch is the 2.13.0 CPU build, not a
-# multi-gigabyte CUDA download, and every run sees the same versions.
+# Every session installs from this file, so every run sees the same versions. torch
+# is 2.14.1, which the package index serves only as a CUDA-enabled wheel (it runs on a
+# CPU): the sessions that need it share one environment (SITE_ENV) to install it once.
 CONSTRAINTS = ("-c", str(ROOT / "constraints.txt"))
 # The site's one sphinx-build command: strict (-W, --keep-going, -n), and doctrees
 # outside the site folder, whose pickles a reader's browser never needs. Keep it a

@@ -32,6 +32,8 @@ a tensor made on the device  :entry:`torch.zeros(2, device=device) <basics-creat
 # ``torch.cuda.is_available()`` answers for NVIDIA (and ROCm) GPUs, and the
 # device-neutral ``torch.accelerator`` module answers for whichever accelerator
 # this build of PyTorch supports; the CUDA-only calls run only when a GPU is there.
+# ``current_accelerator()`` names what the build supports (a CUDA wheel says
+# ``cuda`` on a machine with no GPU); ``check_available=True`` asks the hardware.
 import torch
 
 print("torch", torch.__version__)
@@ -39,6 +41,7 @@ print("CUDA available:       ", torch.cuda.is_available())
 print("MPS (Apple) available:", torch.backends.mps.is_available())
 print("any accelerator:      ", torch.accelerator.is_available())
 print("current accelerator:  ", torch.accelerator.current_accelerator())
+print("  and really there:   ", torch.accelerator.current_accelerator(check_available=True))
 if torch.cuda.is_available():
     print("GPU count:", torch.cuda.device_count())
     print("GPU 0:    ", torch.cuda.get_device_name(0))

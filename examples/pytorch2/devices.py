@@ -82,7 +82,8 @@ print("torch.xpu.device_count():", torch.xpu.device_count())
 # ``torch.accelerator`` (added in PyTorch 2.6, long after the 2.0 docs) answers
 # for whichever accelerator this build targets, so code need not test
 # ``cuda``, ``mps`` and ``xpu`` in turn. ``current_accelerator()`` is a
-# compile-time answer and returns ``None`` on a CPU-only build; pass
+# compile-time answer: ``None`` on a CPU-only build, but ``cuda`` for a CUDA
+# build even on a machine with no GPU (as this site's build shows below); pass
 # ``check_available=True`` to ask the driver as well.
 import torch
 

@@ -463,9 +463,10 @@ hessian(energy, torch.tensor([1.0, 2.0]))
 # -------------------------
 # Forward-mode AD: ``make_dual`` attaches a tangent to an input inside
 # ``dual_level()``, and ``unpack_dual`` reads the directional derivative off
-# the output in the same pass, with no backward. (In 2.13 the first
-# ``make_dual`` of a session loads helpers that still call the deprecated
-# ``torch.jit.script``; that internal ``DeprecationWarning`` is filtered here.)
+# the output in the same pass, with no backward. (The first ``make_dual`` of a
+# session loads helpers inside torch that still call the deprecated
+# ``torch.jit.script``: since 2.14 that prints a ``FutureWarning`` to every
+# user, in 2.13 a hidden ``DeprecationWarning``. It is harmless and filtered here.)
 import warnings
 
 import torch
@@ -474,7 +475,7 @@ import torch.autograd.forward_ad as fwAD
 primal = torch.tensor([0.0, 1.0, 2.0])
 direction = torch.tensor([1.0, 1.0, 0.0])
 with fwAD.dual_level(), warnings.catch_warnings():
-    warnings.filterwarnings("ignore", r".*torch\.jit\.script.*deprecated", DeprecationWarning)
+    warnings.filterwarnings("ignore", r".*torch\.jit\.script.*deprecated")
     dual_out = fwAD.make_dual(primal, direction).sin()
     value, jvp = fwAD.unpack_dual(dual_out)
 print("sin(x):        ", value)

@@ -214,9 +214,10 @@ result = ShapeLogger(torch.fx.symbolic_trace(mlp)).run(torch.randn(5, 6))
 # ---------------
 # Records the operations one example input runs into a TorchScript module, so
 # data-dependent branches are frozen to the path taken (it warns with a
-# ``TracerWarning``); in 2.13 the call itself emits a ``DeprecationWarning``
-# pointing to ``torch.compile`` and ``torch.export``. Both warnings are caught
-# here and listed.
+# ``TracerWarning``); since 2.13 the call itself warns that TorchScript is
+# deprecated in favour of ``torch.compile`` and ``torch.export`` (a
+# ``DeprecationWarning`` in 2.13, a ``FutureWarning``, shown to everyone, since
+# 2.14). Both warnings are caught here and listed.
 import warnings
 
 import torch
@@ -244,8 +245,8 @@ print("traced:", traced_fn(torch.tensor([-1.0, -2.0])))
 # ----------------
 # Compiles the Python source itself, so control flow survives, but only code
 # in the TorchScript subset of Python compiles and the source must be readable
-# (a file or Jupyter, not the plain ``python`` prompt); deprecated in 2.13 like
-# ``trace`` (warning caught here).
+# (a file or Jupyter, not the plain ``python`` prompt); deprecated like
+# ``trace`` (the warning is caught and printed here).
 import warnings
 
 import torch
@@ -257,9 +258,11 @@ def flip_if_negative(x):
     return x
 
 
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", r".*torch\.jit\.script.*deprecated", DeprecationWarning)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
     scripted = torch.jit.script(flip_if_negative)
+for w in caught:
+    print(f"{w.category.__name__}: {str(w.message).split('. ')[0]}")
 print(scripted.code.strip())
 print("scripted:", scripted(torch.tensor([-1.0, -2.0])))
 
@@ -269,8 +272,8 @@ print("scripted:", scripted(torch.tensor([-1.0, -2.0])))
 # torch.jit.freeze
 # ----------------
 # Inlines the parameters and attributes of an ``eval()``-mode scripted module
-# as constants, so the graph can be optimised further; in 2.13 it is
-# deprecated in favour of ``torch.compile`` (warnings caught here).
+# as constants, so the graph can be optimised further; deprecated with the
+# rest of TorchScript in favour of ``torch.compile`` (warnings caught here).
 import warnings
 
 import torch
@@ -279,7 +282,7 @@ from torch import nn
 torch.manual_seed(0)
 net = nn.Sequential(nn.Linear(4, 4), nn.ReLU()).eval()
 with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", r".*torch\.jit\..*deprecated", DeprecationWarning)
+    warnings.filterwarnings("ignore", r".*torch\.jit\..*deprecated")
     frozen = torch.jit.freeze(torch.jit.script(net))
 print("parameters left after freezing:", len(list(frozen.parameters())))
 probe = torch.randn(1, 4)
@@ -303,7 +306,7 @@ from torch import nn
 torch.manual_seed(0)
 head = nn.Linear(3, 2)
 with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
-    warnings.filterwarnings("ignore", r".*torch\.jit\..*deprecated", DeprecationWarning)
+    warnings.filterwarnings("ignore", r".*torch\.jit\..*deprecated")
     path = os.path.join(tmp, "head.pt")
     torch.jit.save(torch.jit.script(head), path)
     loaded = torch.jit.load(path)

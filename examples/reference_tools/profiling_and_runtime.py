@@ -447,10 +447,11 @@ else:
 # ------------
 # The device-agnostic versions, ``torch.Stream`` and ``torch.Event``, work with
 # whatever ``torch.accelerator`` finds (CUDA, ROCm, MPS, XPU, ...), with the
-# stream itself as the context manager.
+# stream itself as the context manager. Ask with ``check_available=True``: a
+# CUDA build of torch names ``cuda`` even on a machine without a GPU.
 import torch
 
-acc = torch.accelerator.current_accelerator()
+acc = torch.accelerator.current_accelerator(check_available=True)
 print("accelerator:", acc, "| devices:", torch.accelerator.device_count())
 if acc is not None:
     side = torch.Stream(device=acc)
