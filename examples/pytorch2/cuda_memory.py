@@ -7,9 +7,9 @@ Where GPU memory goes, how to record and view it, and the allocator settings tha
 Summary
 -------
 
-==================================  ==============================================================================
+==================================  ==============================================================================================
 You want                            Call
-==================================  ==============================================================================
+==================================  ==============================================================================================
 memory held by live tensors         :entry:`torch.cuda.memory_allocated() <pt2-cuda-memory-counters>`
 memory the allocator keeps          :entry:`torch.cuda.memory_reserved() <pt2-cuda-memory-counters>`
 the peak, and a fresh start         :entry:`max_memory_allocated() <pt2-cuda-memory-counters>`, ``reset_peak_memory_stats()``
@@ -21,9 +21,9 @@ record every allocation             :entry:`_record_memory_history(max_entries=1
 save it, then stop recording        :entry:`_dump_snapshot("snapshot.pickle") <pt2-cuda-memory-snapshot>`, ``enabled=None``
 look at a snapshot                  :entry:`pytorch.org/memory_viz <pt2-cuda-memory-viz>`, or ``python -m torch.cuda._memory_viz``
 less fragmentation                  :entry:`PYTORCH_ALLOC_CONF=expandable_segments:True <pt2-cuda-memory-alloc-conf>`
-allocator settings from Python      :entry:`torch._C._accelerator_setAllocatorSettings(...) <pt2-cuda-memory-alloc-conf>`
+allocator settings from Python      :entry:`torch._C._accelerator_setAllocatorSettings(s) <pt2-cuda-memory-alloc-conf>`
 "CUDA out of memory": what to try   :entry:`the checklist <pt2-cuda-memory-oom>`, measured
-==================================  ==============================================================================
+==================================  ==============================================================================================
 """
 
 # %%
@@ -79,15 +79,23 @@ row = row.clone()  # a copy owns only its own 4 KiB; the 4 MiB can go
 print(f"after clone: keeps {row.untyped_storage().nbytes()} bytes")
 
 if torch.cuda.is_available():
+    torch.cuda.empty_cache()
+    base = torch.cuda.memory_reserved()  # whatever earlier code still holds
     a = torch.empty(64, 1024, 1024, device="cuda")  # 256 MiB
     part = a[:1]  # a view keeps all 256 MiB in use
     del a
     torch.cuda.empty_cache()
-    print(f"view alive: reserved {torch.cuda.memory_reserved() / MiB:.0f} MiB after empty_cache")
+    print(
+        f"view alive, empty_cache: reserved +{(torch.cuda.memory_reserved() - base) / MiB:.0f} MiB"
+    )
     del part
-    print(f"view freed: reserved {torch.cuda.memory_reserved() / MiB:.0f} MiB (still cached)")
+    print(
+        f"view deleted:            reserved +{(torch.cuda.memory_reserved() - base) / MiB:.0f} MiB (cached)"
+    )
     torch.cuda.empty_cache()
-    print(f"empty_cache: reserved {torch.cuda.memory_reserved() / MiB:.0f} MiB")
+    print(
+        f"empty_cache again:       reserved +{(torch.cuda.memory_reserved() - base) / MiB:.0f} MiB"
+    )
 else:
     print("skipped: the empty_cache part needs a CUDA device")
 
@@ -196,11 +204,13 @@ import sys
 
 import torch.cuda._memory_viz as memory_viz
 
-command = [sys.executable, "-m", "torch.cuda._memory_viz", "trace_plot", "--help"]
+command = [sys.executable, "-m", "torch.cuda._memory_viz", "--help"]
 usage = subprocess.run(command, capture_output=True, text=True, check=True).stdout
 print(usage.split("\n\n")[0])
-print("subcommands: stats, trace, segments, memory, compare, trace_plot, segment_plot")
-print("viewer script:", "cdn.jsdelivr.net" in memory_viz._memory_viz_template)
+print(
+    "the HTML loads its viewer from cdn.jsdelivr.net:",
+    "cdn.jsdelivr.net" in memory_viz._memory_viz_template,
+)
 
 # %%
 # .. _pt2-cuda-memory-alloc-conf:
@@ -256,7 +266,7 @@ with warnings.catch_warnings(record=True) as caught:
 print(f"old call warns: {caught[0].category.__name__}: {caught[0].message}")
 try:
     torch._C._accelerator_setAllocatorSettings("expandable_segment:True")  # missing "s"
-except ValueError as err:
+except (ValueError, RuntimeError) as err:
     print("typo:", err)
 
 # %%
@@ -285,7 +295,7 @@ except ValueError as err:
 #    the effective batch size.
 #
 # The block measures steps 2 and 3 (and 4 on a GPU). On a GPU it reads the
-# peak; on the CPU it adds up the activations autograd keeps for backward,
+# step's peak above what was allocated before it; on the CPU it adds up the activations autograd keeps for backward,
 # through ``saved_tensors_hooks``, which is the part those steps shrink.
 import torch
 from torch import nn
@@ -311,6 +321,7 @@ def step_mib(batch, *, recompute=False, bf16=False):
     if device == "cuda":
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
+        start = torch.cuda.memory_allocated()  # model, x, and anything else alive
     with (
         torch.autograd.graph.saved_tensors_hooks(keep, lambda t: t),
         torch.autocast(device, dtype=torch.bfloat16, enabled=bf16),
@@ -319,11 +330,12 @@ def step_mib(batch, *, recompute=False, bf16=False):
     out.float().sum().backward()
     model.zero_grad(set_to_none=True)
     if device == "cuda":
-        return torch.cuda.max_memory_allocated() / MiB
+        return (torch.cuda.max_memory_allocated() - start) / MiB
     return sum(saved.values()) / MiB
 
 
-what = "peak allocated" if device == "cuda" else "saved for backward"
+step_mib(64)  # warm-up: cuBLAS and autograd allocate some buffers on first use
+what = "peak above the start" if device == "cuda" else "saved for backward"
 print(f"batch 256:                 {step_mib(256):5.2f} MiB {what}")
 print(f"batch 128:                 {step_mib(128):5.2f} MiB")
 print(f"batch 256, checkpointed:   {step_mib(256, recompute=True):5.2f} MiB")

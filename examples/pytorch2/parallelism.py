@@ -7,9 +7,9 @@ Tensor, fully sharded data and pipeline parallelism on a 2-D mesh of CPU process
 Summary
 -------
 
-=================================  ====================================================================================
+=================================  ========================================================================================
 You want                           Call
-=================================  ====================================================================================
+=================================  ========================================================================================
 which parallelism splits what      :entry:`the table <pt2-parallelism-table>`, with the version each arrived in
 a 2-D grid of ranks                :entry:`init_device_mesh("cpu", (2, 2), ...) <pt2-parallelism-mesh>`
 one dimension of it                :entry:`mesh["tp"] <pt2-parallelism-mesh>`, ``mesh["dp"]``
@@ -17,11 +17,11 @@ where this rank sits               :entry:`mesh.get_coordinate() <pt2-parallelis
 tensor parallel inside FSDP2       :entry:`parallelize_module(m, mesh["tp"], plan) <pt2-parallelism-tp-fsdp>`
 then shard across data ranks       :entry:`fully_shard(m, mesh=mesh["dp"]) <pt2-parallelism-tp-fsdp>`
 a pipeline stage per rank          :entry:`PipelineStage(part, rank, n_stages, device) <pt2-parallelism-pipeline>`
-run microbatches through it        :entry:`ScheduleGPipe(stage, n_microbatches=4, loss_fn=f) <pt2-parallelism-pipeline>`
+run microbatches through it        :entry:`ScheduleGPipe(stage, n_microbatches=4) <pt2-parallelism-pipeline>`, ``loss_fn=``
 fewer activations held at once     :entry:`Schedule1F1B(stage, ...) <pt2-parallelism-pipeline>`
 split a model by tracing           :entry:`pipeline(model, mb_args, split_spec) <pt2-parallelism-split>`
 the same on GPUs                   :entry:`init_device_mesh("cuda", ...) <pt2-parallelism-gpu>` under ``torchrun``
-=================================  ====================================================================================
+=================================  ========================================================================================
 """
 
 # %%
