@@ -1,0 +1,356 @@
+r"""
+Combining parallelisms
+======================
+
+Tensor, fully sharded data and pipeline parallelism on a 2-D mesh of CPU processes, each run checked against the same training step in one process.
+
+Summary
+-------
+
+=================================  ========================================================================================
+You want                           Call
+=================================  ========================================================================================
+which parallelism splits what      :entry:`the table <pt2-parallelism-table>`, with the version each arrived in
+a 2-D grid of ranks                :entry:`init_device_mesh("cpu", (2, 2), ...) <pt2-parallelism-mesh>`
+one dimension of it                :entry:`mesh["tp"] <pt2-parallelism-mesh>`, ``mesh["dp"]``
+where this rank sits               :entry:`mesh.get_coordinate() <pt2-parallelism-mesh>`, ``mesh["dp"].get_local_rank()``
+tensor parallel inside FSDP2       :entry:`parallelize_module(m, mesh["tp"], plan) <pt2-parallelism-tp-fsdp>`
+then shard across data ranks       :entry:`fully_shard(m, mesh=mesh["dp"]) <pt2-parallelism-tp-fsdp>`
+a pipeline stage per rank          :entry:`PipelineStage(part, rank, n_stages, device) <pt2-parallelism-pipeline>`
+run microbatches through it        :entry:`ScheduleGPipe(stage, n_microbatches=4) <pt2-parallelism-pipeline>`, ``loss_fn=``
+fewer activations held at once     :entry:`Schedule1F1B(stage, ...) <pt2-parallelism-pipeline>`
+split a model by tracing           :entry:`pipeline(model, mb_args, split_spec) <pt2-parallelism-split>`
+the same on GPUs                   :entry:`init_device_mesh("cuda", ...) <pt2-parallelism-gpu>` under ``torchrun``
+=================================  ========================================================================================
+"""
+
+# %%
+# .. _pt2-parallelism-table:
+#
+# Which parallelism splits what
+# -----------------------------
+# Each parallelism cuts a different thing, so they stack: a large job is
+# often data-parallel across nodes, tensor-parallel inside a node, and
+# pipelined when the layers still do not fit.
+#
+# ==================  ================================  ===========================================  =====
+# Parallelism         Splits                            PyTorch API                                  Since
+# ==================  ================================  ===========================================  =====
+# data (DDP)          the batch; the model is copied    ``DistributedDataParallel``                  1.x
+# fully sharded data  the batch, and each parameter,    ``torch.distributed.fsdp.fully_shard``       2.6
+#                     its gradient and optimizer state
+# tensor              each layer's weight matrices      ``parallelize_module``, ``ColwiseParallel``  2.0
+# sequence            activations, along the sequence   ``SequenceParallel`` (a tensor-parallel      2.4
+#                                                       style); ``context_parallel`` for attention
+# pipeline            the layers, into stages           ``torch.distributed.pipelining``             2.4
+# ==================  ================================  ===========================================  =====
+#
+# Tensor parallelism arrived in 2.0, marked experimental; its
+# ``ColwiseParallel``/``RowwiseParallel`` styles were reworked in 2.2, which
+# also brought ``init_device_mesh``; ``SequenceParallel`` is documented from 2.4 (the 2.2
+# docs do not list it), and ``context_parallel`` is still in
+# ``torch.distributed.tensor.experimental``. ``fully_shard`` lived in the
+# private ``torch.distributed._composable.fsdp`` from 2.4 until it became
+# public in 2.6. ``torch.distributed.pipelining`` came from the PiPPy project
+# in 2.4 and is still marked alpha. The block checks what this PyTorch has.
+import importlib
+
+import torch
+
+print("torch", torch.__version__)
+for module, name in [
+    ("torch.distributed.device_mesh", "init_device_mesh"),
+    ("torch.distributed.fsdp", "fully_shard"),
+    ("torch.distributed.tensor.parallel", "parallelize_module"),
+    ("torch.distributed.tensor.parallel", "SequenceParallel"),
+    ("torch.distributed.tensor.experimental", "context_parallel"),
+    ("torch.distributed.pipelining", "ScheduleGPipe"),
+    ("torch.distributed.pipelining", "ScheduleInterleaved1F1B"),
+]:
+    print(f"{module}.{name}:", hasattr(importlib.import_module(module), name))
+
+# %%
+# .. _pt2-parallelism-mesh:
+#
+# A 2-D device mesh
+# -----------------
+# ``init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))`` lays four
+# ranks out as a 2 x 2 grid: ranks in the same row form a ``tp`` group, ranks
+# in the same column a ``dp`` group. ``mesh["tp"]`` is the 1-D submesh this
+# rank belongs to; each submesh has its own process group, so collectives on
+# it involve only those ranks. Four ``gloo`` processes run here (two cores
+# are enough for processes this small).
+import torch
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+
+from cheatsheet.distributed import run
+
+
+def show_mesh(rank, world_size):
+    dist.init_process_group("gloo")
+    mesh = init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
+    if rank == 0:
+        print("mesh:", mesh.mesh.tolist(), "dims", mesh.mesh_dim_names)
+    tp, dp = mesh["tp"], mesh["dp"]
+    print(
+        f"coordinate {mesh.get_coordinate()}: tp group {tp.mesh.tolist()}, "
+        f"dp group {dp.mesh.tolist()}, dp index {dp.get_local_rank()}"
+    )
+    total = torch.tensor([float(rank)])
+    dist.all_reduce(total, group=tp.get_group())  # only this row's two ranks
+    print("sum of ranks in my tp group:", total.item())
+    dist.destroy_process_group()
+
+
+result = run(show_mesh, world_size=4)
+
+# %%
+# .. _pt2-parallelism-tp-fsdp:
+#
+# Tensor parallel and FSDP2 together (2-D)
+# ----------------------------------------
+# Apply tensor parallelism first, on the ``tp`` submesh (the usual
+# ``ColwiseParallel`` then ``RowwiseParallel`` pair of :ref:`pt2-dtensor-tensor-parallel`),
+# then ``fully_shard`` on the ``dp`` submesh. Each weight ends up a DTensor
+# with two placements, one per mesh dimension: ``(dp, tp)``. Where both cut
+# dim 0, FSDP shards the tensor-parallel piece, which DTensor writes as
+# ``_StridedShard``; each rank keeps a quarter of the first layer. The two ranks of a ``tp`` group
+# must see the same input; the two ``dp`` groups take different halves of the
+# batch, and FSDP2 averages their gradients. After one SGD step the gathered
+# weights (``full_tensor()``) and the mean loss equal plain training in this
+# process. Larger models call ``fully_shard`` on each block before the root,
+# as in :ref:`distributed-fsdp2`.
+import logging
+import warnings
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import fully_shard
+from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+from cheatsheet.distributed import run
+
+
+def make_mlp():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+
+
+def make_batch():
+    gen = torch.Generator().manual_seed(1)
+    return torch.randn(8, 8, generator=gen), torch.randn(8, 4, generator=gen)
+
+
+def train_2d(rank, world_size):
+    # DTensor logs that gathering a 2-D weight takes two all-gathers; FSDP2 warns
+    # that the output is a view. Neither matters here.
+    logging.getLogger("torch.distributed.tensor").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", message="FSDP2-wrapped module")
+    dist.init_process_group("gloo")
+    mesh = init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
+    model = make_mlp()
+    parallelize_module(model, mesh["tp"], {"0": ColwiseParallel(), "2": RowwiseParallel()})
+    fully_shard(model, mesh=mesh["dp"])
+    if rank == 0:
+        for name, p in model.named_parameters():
+            print(
+                f"{name:8} full {tuple(p.shape)!s:7} local {tuple(p.to_local().shape)!s:7}",
+                p.placements,
+            )
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = make_batch()
+    half = mesh["dp"].get_local_rank()  # same half for both ranks of a tp group
+    x, y = x.chunk(2)[half], y.chunk(2)[half]
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    print(f"coordinate {mesh.get_coordinate()}: loss on my half {loss.item():.4f}")
+    weights = {name: p.full_tensor() for name, p in model.named_parameters()}
+    dist.destroy_process_group()
+    return loss.detach(), weights
+
+
+result = run(train_2d, world_size=4)
+
+reference = make_mlp()
+opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+x, y = make_batch()
+full_loss = nn.functional.mse_loss(reference(x), y)
+full_loss.backward()
+opt.step()
+losses = torch.stack([loss for loss, _ in result.values])
+torch.testing.assert_close(losses.mean(), full_loss.detach())
+for _, weights in result.values:
+    torch.testing.assert_close(weights, dict(reference.named_parameters()))
+print(
+    f"mean loss {losses.mean():.4f} = one-process loss {full_loss:.4f}; weights match on all 4 ranks"
+)
+
+# %%
+# .. _pt2-parallelism-pipeline:
+#
+# Pipeline parallelism: a stage per rank
+# --------------------------------------
+# Each rank builds only its part of the model and wraps it in a
+# ``PipelineStage``. A schedule cuts the batch into microbatches and moves
+# activations forward and gradients back between stages with point-to-point
+# sends. Rank 0 feeds the input; the last rank gets the targets, computes
+# ``loss_fn`` per microbatch and collects the losses. ``ScheduleGPipe`` runs
+# all forwards, then all backwards; ``Schedule1F1B`` alternates them once the
+# pipe is full, so fewer microbatches' activations are alive at once. Both
+# give the same gradients: the schedule divides them by the number of
+# microbatches (``scale_grads=True``), so with a mean loss they equal the
+# full batch's. ``ScheduleInterleaved1F1B`` and the zero-bubble schedules
+# take several stages per rank (``PipelineScheduleMulti``).
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
+
+from cheatsheet.distributed import run
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(
+        nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 4)
+    )
+
+
+def make_batch():
+    gen = torch.Generator().manual_seed(1)
+    return torch.randn(8, 8, generator=gen), torch.randn(8, 4, generator=gen)
+
+
+def train_pipelined(rank, world_size, schedule_class):
+    dist.init_process_group("gloo")
+    part = make_model()[:2] if rank == 0 else make_model()[2:]  # keeps names "0.weight", "2.weight"
+    stage = PipelineStage(part, stage_index=rank, num_stages=world_size, device=torch.device("cpu"))
+    schedule = schedule_class(stage, n_microbatches=4, loss_fn=nn.functional.mse_loss)
+    opt = torch.optim.SGD(part.parameters(), lr=0.1)
+    x, y = make_batch()
+    losses = []
+    if rank == 0:
+        schedule.step(x)
+    else:
+        schedule.step(target=y, losses=losses)
+    opt.step()
+    print(f"{schedule_class.__name__}: stage {rank} holds {list(dict(part.named_parameters()))}")
+    if losses:
+        print("  microbatch losses", [round(loss.item(), 4) for loss in losses])
+    dist.destroy_process_group()
+    return {name: p.detach() for name, p in part.named_parameters()}, losses
+
+
+reference = make_model()
+opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+x, y = make_batch()
+full_loss = nn.functional.mse_loss(reference(x), y)
+full_loss.backward()
+opt.step()
+for schedule_class in (ScheduleGPipe, Schedule1F1B):
+    result = run(train_pipelined, world_size=2, args=(schedule_class,))
+    (first, _), (last, losses) = result.values
+    torch.testing.assert_close({**first, **last}, dict(reference.named_parameters()))
+    torch.testing.assert_close(torch.stack(losses).mean(), full_loss.detach())
+    print(
+        f"{schedule_class.__name__}: mean of 4 microbatch losses {torch.stack(losses).mean():.4f}",
+        end=" ",
+    )
+    print(f"= one-process loss {full_loss:.4f}; weights match")
+
+# %%
+# .. _pt2-parallelism-split:
+#
+# Split a model by tracing: pipeline()
+# ------------------------------------
+# ``pipeline(model, mb_args, split_spec)`` traces the whole model with
+# ``torch.export`` on one example microbatch and cuts it where ``split_spec``
+# says (``SplitPoint.BEGINNING`` of a submodule, or ``pipe_split()`` calls in
+# ``forward``); ``pipe.build_stage(rank, device)`` returns this rank's stage.
+# It saves writing the parts by hand, at the cost of an export trace on every
+# rank (the slower start here).
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.pipelining import ScheduleGPipe, SplitPoint, pipeline
+
+from cheatsheet.distributed import run
+
+
+class TwoPartMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+        self.tail = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 4))
+
+    def forward(self, x):
+        return self.tail(self.head(x))
+
+
+def make_batch():
+    gen = torch.Generator().manual_seed(1)
+    return torch.randn(8, 8, generator=gen), torch.randn(8, 4, generator=gen)
+
+
+def traced_pipeline(rank, world_size):
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    x, y = make_batch()
+    pipe = pipeline(
+        TwoPartMLP(), mb_args=(x.chunk(4)[0],), split_spec={"tail": SplitPoint.BEGINNING}
+    )
+    stage = pipe.build_stage(rank, device=torch.device("cpu"))
+    print(
+        f"stage {rank} of {pipe.num_stages}:", [name for name, _ in stage.submod.named_parameters()]
+    )
+    schedule = ScheduleGPipe(stage, n_microbatches=4, loss_fn=nn.functional.mse_loss)
+    losses = []
+    output = schedule.step(x) if rank == 0 else schedule.step(target=y, losses=losses)
+    dist.destroy_process_group()
+    return output, losses
+
+
+result = run(traced_pipeline, world_size=2)
+torch.manual_seed(0)
+x, y = make_batch()
+expected = TwoPartMLP()(x)
+output, losses = result.values[1]
+torch.testing.assert_close(output, expected)
+torch.testing.assert_close(torch.stack(losses).mean(), nn.functional.mse_loss(expected, y))
+print("last stage's merged output and loss match the whole model in one process")
+
+# %%
+# .. _pt2-parallelism-gpu:
+#
+# The same on GPUs
+# ----------------
+# On a GPU node the code above changes in three places: ``"nccl"`` for the
+# process group, ``init_device_mesh("cuda", ...)``, and
+# ``torch.cuda.set_device(local_rank)`` before either; pipeline stages take
+# ``device=torch.device("cuda", local_rank)``. Put the ``tp`` dimension last:
+# ``init_device_mesh`` fills the last dimension with neighbouring ranks, which
+# on one node share the fast NVLink that tensor parallelism's per-layer
+# collectives need. Two nodes of 8 GPUs as 2 x 8 (``dp`` across nodes, ``tp``
+# inside):
+#
+# .. code-block:: console
+#
+#     torchrun --nnodes=2 --nproc-per-node=8 --rdzv-endpoint=host0:29500 train_2d.py
+#
+# The block prints the shape such a script would choose from ``WORLD_SIZE``
+# and how many GPUs this machine has.
+import os
+
+import torch
+import torch.distributed as dist
+
+world_size = int(os.environ.get("WORLD_SIZE", "16"))
+tp_size = min(8, world_size)  # tensor parallel within one 8-GPU node
+print("mesh shape (dp, tp):", (world_size // tp_size, tp_size))
+print("nccl available:", dist.is_nccl_available(), "| GPUs here:", torch.cuda.device_count())
+if torch.cuda.device_count() < 2:
+    print("skipped: a GPU mesh needs at least 2 GPUs; the CPU runs above use gloo")
