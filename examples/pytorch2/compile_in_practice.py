@@ -110,8 +110,9 @@ with torch.no_grad():
 # -------------------------------------------------
 # With frozen weights, ``max_autotune`` times Inductor's C++ GEMM template
 # against the library kernel for each matrix multiplication and keeps the
-# faster. Autotuning reports on stderr and, in 2.13, trips a deprecation warning
-# inside Inductor; neither concerns the reader's code, so both are hushed.
+# faster. Autotuning reports on stderr (hushed here, as it does not concern the
+# reader's code); 2.13 also tripped a deprecation warning inside Inductor,
+# filtered here, which 2.14 no longer raises.
 import contextlib
 import io
 import re

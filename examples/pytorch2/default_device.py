@@ -152,7 +152,7 @@ with warnings.catch_warnings(record=True) as caught:
 print("plain load       -> parameters on:", {p.device.type for p in model.parameters()})
 print(f"  {caught[0].category.__name__}: {str(caught[0].message).split(' (Did')[0]}")
 
-# assign=True comes second on purpose: in 2.13 it records itself in the state
+# assign=True comes second on purpose: in 2.13 and 2.14 it records itself in the state
 # dict's _metadata, so a later plain load of the same dict would assign too.
 model.load_state_dict(state, assign=True)
 print("with assign=True -> parameters on:", {p.device.type for p in model.parameters()})

@@ -56,7 +56,7 @@ for value in (6e-8, 3e-8, 2.9e-8, 1e-8):
 # ``float16``, see below). Inputs and parameters
 # stay ``float32``; only the outputs of eligible operations are 16-bit.
 # ``torch.cpu.amp.autocast`` and ``torch.cuda.amp.autocast`` from older docs are
-# deprecated in PyTorch 2.13: use ``torch.autocast(device_type)``.
+# deprecated since PyTorch 2.4: use ``torch.autocast(device_type)``.
 import torch
 
 model = torch.nn.Linear(16, 8)

@@ -176,9 +176,10 @@ print("hessian: matches autograd")
 # ``jvp`` pushes a tangent forward (Jacobian times vector) without building
 # the Jacobian; ``vjp`` returns the output and a function that pulls a
 # cotangent back (vector times Jacobian). ``linearize`` does the forward pass
-# once and returns a reusable ``jvp`` function. (In PyTorch 2.13 ``linearize``
-# emits an internal, harmless ``UserWarning`` from its graph folding; the
-# filter below silences only that message.)
+# once and returns a reusable ``jvp`` function. (In PyTorch 2.13 and 2.14
+# ``linearize`` emits an internal, harmless ``UserWarning`` from its graph
+# folding, and 2.14 also the ``torch.jit.script`` one of forward mode; the filters
+# below silence only those messages.)
 import warnings
 
 import torch
@@ -200,6 +201,7 @@ out, pull_back = vjp(f, x)
 torch.testing.assert_close(uJ, u @ J)
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Attempted to insert a get_attr Node")
+    warnings.filterwarnings("ignore", r".*torch\.jit\.script.*deprecated")
     out, jvp_fn = linearize(f, x)
 torch.testing.assert_close(jvp_fn(v), J @ v)
 torch.testing.assert_close(jvp_fn(u), J @ u)

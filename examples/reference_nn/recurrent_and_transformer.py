@@ -210,7 +210,7 @@ for p in (0.1, 0.0):
 # ``(batch, seq)`` with ``True`` at padding. We pass
 # ``enable_nested_tensor=False``: with the default ``True``, a padded batch in
 # eval under ``no_grad`` goes through prototype nested tensors, which warns in
-# 2.13 (caught below) and returns exact zeros at padded positions (real
+# 2.14 (caught below) and returns exact zeros at padded positions (real
 # positions agree). The constructor also warns when nesting cannot apply, for
 # example with ``norm_first=True``.
 import warnings

@@ -252,8 +252,8 @@ torch.arange(0, 1, 0.25)
 #
 # torch.range
 # -----------
-# Deprecated (it includes ``end``, unlike Python's ``range``, and warns in
-# PyTorch 2.13, caught here): ``torch.arange`` with ``end + step`` gives the same
+# Deprecated (it includes ``end``, unlike Python's ``range``, and warns, still in
+# PyTorch 2.14, caught here): ``torch.arange`` with ``end + step`` gives the same
 # values.
 import warnings
 
