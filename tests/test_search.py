@@ -73,6 +73,11 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "torch.zeros": TENSORS + "creation.html#api-torch-zeros",
     "torch.gather": TENSORS + "indexing.html#api-torch-gather",
     "top k values": TENSORS + "comparison_testing.html#api-torch-topk",
+    "why is reserved memory larger than allocated": PT2 + "cuda_memory.html#pt2-cuda-memory-cache",
+    "find what uses gpu memory at the peak": PT2 + "cuda_memory.html#pt2-cuda-memory-snapshot",
+    "expandable segments fragmentation": PT2 + "cuda_memory.html#pt2-cuda-memory-alloc-conf",
+    "combine fsdp with tensor parallel": PT2 + "parallelism.html#pt2-parallelism-tp-fsdp",
+    "pipeline parallelism": PT2 + "parallelism.html#pt2-parallelism-pipeline",
 }
 
 TOP1_TARGET = 0.80
