@@ -155,6 +155,8 @@ plt.show()
 # timed apart (warm caches, in a later run of the program, make it cheaper).
 # Timed against the eager loop and the eager fused step, on twenty tensors to
 # keep the compile short; ``lr`` is a tensor for the reason given next.
+import contextlib
+import io
 import time
 
 import torch
@@ -182,7 +184,8 @@ threads = torch.get_num_threads()
 torch.set_num_threads(1)
 try:
     start = time.perf_counter()
-    compiled_step()
+    with contextlib.redirect_stderr(io.StringIO()):  # a note: the profiler label is skipped
+        compiled_step()
     print(f"first call (compiles): {time.perf_counter() - start:.1f} s")
     steps = compare(
         {
@@ -209,6 +212,9 @@ for verdict in steps.verdicts():
 # changes do not). Since 2.3 ``lr`` can be a tensor, which the graph reads as
 # an input: one graph from the start. A backend that only counts its graphs
 # shows it without paying for Inductor.
+import contextlib
+import io
+
 import torch
 import torch._dynamo
 
@@ -232,7 +238,8 @@ def graphs_compiled(lr, steps=5):
 
     for _ in range(steps):
         model(torch.randn(4, 8)).sum().backward()
-        step()
+        with contextlib.redirect_stderr(io.StringIO()):  # a note: the profiler label is skipped
+            step()
         scheduler.step()
         optimizer.zero_grad()
     return len(graphs), optimizer.param_groups[0]["lr"]
