@@ -225,9 +225,8 @@ else:
 # of the next entry reruns only what is not a matrix product, but in eager mode
 # it routes every operation through a Python dispatch mode, a cost that weighs
 # most on small models. ``compare`` times the steps in alternation on one
-# thread; the verdicts are this machine's. On a
-# GPU the trade is the same, and it is worth it when the memory saved allows a
-# larger batch or model.
+# thread; the verdicts are this machine's. On a GPU the trade is the same, and
+# it is worth it when the memory saved allows a larger batch or model.
 import functools
 
 import torch
@@ -298,12 +297,13 @@ for verdict in steps.verdicts():
 #
 # Selective checkpointing: save the matmuls
 # -----------------------------------------
-# Matrix products are the costly part to recompute and the cheap part to keep
-# next to a wide GELU or norm. ``create_selective_checkpoint_contexts(policy)``
-# (since 2.4) asks ``policy(ctx, op, *args, **kwargs)`` about each operation;
-# ``CheckpointPolicy.MUST_SAVE`` keeps its output, ``PREFER_RECOMPUTE`` lets
-# backward redo it. Pass it as ``context_fn=functools.partial(...)``. SAC keeps
-# its saved tensors outside the autograd graph; since 2.14,
+# Matrix products are the costly operations to rerun; norms and activations
+# cost little to rerun but as much memory to keep. Selective activation
+# checkpointing (SAC, since 2.4) asks ``policy(ctx, op, *args, **kwargs)``
+# about each operation: ``CheckpointPolicy.MUST_SAVE`` keeps its output,
+# ``PREFER_RECOMPUTE`` lets backward redo it. Pass
+# ``context_fn=functools.partial(create_selective_checkpoint_contexts, policy)``.
+# SAC keeps its saved tensors outside the autograd graph; since 2.14,
 # ``respect_saved_tensors_hooks=True`` routes them through the hooks, so the
 # byte count below sees them (left unset under a hook, 2.14 warns).
 import functools
