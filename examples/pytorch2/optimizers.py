@@ -30,8 +30,8 @@ the recommendation on a GPU           :entry:`fused=True on CUDA <pt2-optimizers
 # Three implementations of one step
 # ---------------------------------
 # ``foreach=False`` loops over the parameters in Python, several small
-# operations per tensor. ``foreach=True`` (the ``foreach`` flag since 1.12)
-# issues each operation once for a whole list of tensors (``torch._foreach_*``).
+# operations per tensor. ``foreach=True`` issues each operation once for a
+# whole list of tensors (``torch._foreach_*``).
 # ``fused=True`` does the whole update in one kernel. With neither flag, the
 # default is ``foreach`` when every parameter is on CUDA (since 2.0) and the
 # loop on the CPU. A ``TorchFunctionMode`` (``torch.overrides``) lists the
@@ -285,8 +285,8 @@ print("restored state:", {key: tuple(value.shape) for key, value in state.items(
 # On a GPU: ``fused=True``
 # ------------------------
 # On CUDA the default is ``foreach``; ``fused=True`` is the recommended choice
-# for ``Adam`` and ``AdamW`` (one kernel launch for the whole update instead of
-# several per operation). The step times below run only where CUDA exists.
+# for ``Adam`` and ``AdamW``: one kernel for the whole update instead of at
+# least one per operation. The step times below run only where CUDA exists.
 import torch
 
 from cheatsheet import compare
