@@ -57,7 +57,13 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "profile my model": TOOLS + "profiling_and_runtime.html#api-profiler-profile",
     "write a custom backward": TOOLS + "autograd_api.html#api-autograd-function",
     "channels_last": NN + "convolution_and_pooling.html#api-channels-last",
-    "torch.utils.checkpoint": TOOLS + "autograd_api.html#api-save-on-cpu",
+    "torch.utils.checkpoint": PT2
+    + "activation_checkpointing.html#pt2-activation-checkpointing-block",
+    "save only matmul outputs when checkpointing": PT2
+    + "activation_checkpointing.html#pt2-activation-checkpointing-selective",
+    "make adam step faster": PT2 + "optimizers.html#pt2-optimizers-speed",
+    "lr scheduler with compiled optimizer recompiles": PT2
+    + "optimizers.html#pt2-optimizers-lr-tensor",
     "fsdp": PT2 + "distributed.html#distributed-fsdp2",
     "train on multiple gpus": PT2 + "distributed.html#distributed-ddp",
     "launch with torchrun": (PT2 + "distributed.html", "torchrun"),
