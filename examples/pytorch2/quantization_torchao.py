@@ -44,6 +44,12 @@ print("torch", torch.__version__)
 if importlib.util.find_spec("torchao") is None:
     print("skipped: torchao is not installed (pip install torchao)")
 else:
+    # sphinx_gallery_start_ignore
+    # torchao 0.18 registers an enum the way torch 2.14 deprecates, and torch logs it.
+    import logging
+
+    logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
+    # sphinx_gallery_end_ignore
     import torchao
     import torchao.quantization
 
