@@ -69,10 +69,10 @@ else:
 # int8 weights, then int8 activations too: error and bytes
 # --------------------------------------------------------
 # ``quantize_`` works in place on every ``torch.nn.Linear`` (``filter_fn``
-# picks others). ``Int8WeightOnlyConfig`` keeps one scale per output row and
-# int8 weights, dequantized for the float matmul; ``Int8DynamicActivation
-# Int8WeightConfig`` also quantizes each input row at run time, so the matmul
-# itself can run in int8. Weights shrink about fourfold; the error is measured
+# picks others). ``Int8WeightOnlyConfig`` keeps int8 weights with one scale per
+# output row, dequantized for the float matmul;
+# ``Int8DynamicActivationInt8WeightConfig`` also quantizes each input row at
+# run time, so the matmul itself can run in int8. Weights shrink about fourfold; the error is measured
 # on a fixed input against the float32 model.
 import copy
 import importlib.util
@@ -181,12 +181,13 @@ else:
 # Is int8 faster here? Eager and compiled, on one thread
 # ------------------------------------------------------
 # In eager mode a quantized weight is a tensor subclass: each call dequantizes
-# it, or quantizes the input, in separate steps. torchao recommends
-# ``torch.compile``, which fuses those steps into the matmul. Each model is
+# it, or quantizes the input, as separate steps. torchao recommends
+# ``torch.compile``, which can fuse those steps with the matmul. Each model is
 # compiled once (seconds each, so only these three), then ``compare`` times
-# them in alternating rounds against eager ``float32``. Small batches on one
-# CPU core are what weight-only int8 is least suited to; on a GPU, with memory
-# bandwidth the bottleneck, fewer weight bytes matter more.
+# them in alternating rounds against eager ``float32``. Weight-only int8 saves
+# bytes read, which pays where reading weights is the bottleneck (large models,
+# small batches, GPUs); dynamic int8 also multiplies in int8, where CPUs with
+# VNNI or AMX instructions have faster integer paths.
 import copy
 import importlib.util
 import warnings
@@ -213,6 +214,7 @@ else:
     weight_only, dynamic = copy.deepcopy(model), copy.deepcopy(model)
     quantize_(weight_only, Int8WeightOnlyConfig())
     quantize_(dynamic, Int8DynamicActivationInt8WeightConfig())
+    print("vector instructions PyTorch uses:", torch.backends.cpu.get_cpu_capability())
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -238,12 +240,14 @@ else:
 # --------------------------------
 # For a model that leaves Python (AOTInductor, ExecuTorch), quantization
 # happens on the ``torch.export`` graph: ``prepare_pt2e`` inserts observers
-# chosen by a backend's quantizer (here ``X86InductorQuantizer``, static int8
-# activations and per-channel int8 weights), a few calibration batches record
+# chosen by a backend's quantizer (here ``X86InductorQuantizer``: 8-bit
+# activations with one scale per tensor, fixed by calibration, and 8-bit
+# weights with one scale per output channel), a few calibration batches record
 # ranges, and ``convert_pt2e`` replaces the observers with quantize and
-# dequantize operations. Inductor turns those patterns into int8 kernels when
-# the graph is compiled. This flow moved from ``torch.ao.quantization`` to
-# ``torchao.quantization.pt2e``.
+# dequantize operations. Compiling the converted graph with Inductor (freezing
+# on) is the step that lowers these patterns to int8 kernels; it is left out
+# here to keep the page short. This flow moved from ``torch.ao.quantization``
+# to ``torchao.quantization.pt2e``.
 import importlib.util
 
 import torch
