@@ -72,8 +72,8 @@ else:
 # picks others). ``Int8WeightOnlyConfig`` keeps int8 weights with one scale per
 # output row, dequantized for the float matmul;
 # ``Int8DynamicActivationInt8WeightConfig`` also quantizes each input row at
-# run time, so the matmul itself can run in int8. Weights shrink about fourfold; the error is measured
-# on a fixed input against the float32 model.
+# run time, so the matmul itself can run in int8. Weights shrink about
+# fourfold; the error is measured on a fixed input against the float32 model.
 import copy
 import importlib.util
 
