@@ -1,0 +1,207 @@
+r"""
+Deployment: AOTInductor and ONNX
+================================
+
+Two ways to ship a model without its Python code: an AOTInductor ``.pt2`` package of compiled C++, or an ONNX file for ONNX Runtime, each checked against eager and timed here.
+
+Summary
+-------
+
+====================================  ===================================================================================================
+You want                              Call
+====================================  ===================================================================================================
+the versions that matter              :entry:`importlib.metadata.version("onnx") <pt2-deployment-versions>`, ``torch.__version__``
+a batch size chosen at run time       :entry:`Dim("batch") <pt2-deployment-aoti>` in ``export(m, (x,), dynamic_shapes=...)``
+a compiled package (.pt2)             :entry:`aoti_compile_and_package(ep, package_path=p) <pt2-deployment-aoti>` (2.6)
+run the package from Python           :entry:`torch._inductor.aoti_load_package(p) <pt2-deployment-aoti>` (2.6)
+the package against eager, timed      :entry:`compare({"eager": m, "AOTInductor": runner}, x) <pt2-deployment-aoti>`
+run the package from C++              :entry:`torch::inductor::AOTIModelPackageLoader <pt2-deployment-cpp>`, no Python
+an ONNX model                         :entry:`torch.onnx.export(m, (x,), dynamo=True) <pt2-deployment-onnx>` (2.5; default 2.9)
+write the .onnx file                  :entry:`onnx_program.save(path) <pt2-deployment-onnx>`
+run it with ONNX Runtime              :entry:`ort.InferenceSession(path, providers=[...]) <pt2-deployment-onnx>`
+ONNX Runtime against eager, timed     :entry:`compare({"eager": m, "ONNX Runtime": run}, x) <pt2-deployment-onnx>`
+====================================  ===================================================================================================
+
+The graph both start from, ``torch.export.export``, has its own entry on
+:ref:`torch.compile in practice <pt2-compile-in-practice-export>`.
+"""
+
+# %%
+# .. _pt2-deployment-versions:
+#
+# The versions that matter
+# ------------------------
+# AOTInductor ships inside PyTorch. The ONNX path needs three more packages:
+# ``onnx`` (the format), ``onnxscript`` (the exporter behind ``dynamo=True``
+# translates with it) and ``onnxruntime`` (to run the file). Blocks below
+# check for them and say what they skipped.
+import importlib.metadata
+
+import torch
+
+print("torch", torch.__version__)
+for package in ("onnx", "onnxscript", "onnxruntime"):
+    try:
+        print(package, importlib.metadata.version(package))
+    except importlib.metadata.PackageNotFoundError:
+        print(package, "not installed: pip install", package)
+
+# %%
+# .. _pt2-deployment-aoti:
+#
+# AOTInductor: compile once, load, check, time
+# --------------------------------------------
+# ``torch._inductor.aoti_compile_and_package`` (since 2.6) compiles an
+# ``ExportedProgram`` to C++ and a shared library, and zips them with the
+# weights into a ``.pt2`` package; ``aoti_load_package`` loads it as a
+# callable. A ``Dim`` in ``dynamic_shapes`` keeps the batch size free, so one
+# package serves every size in its range; any other input shape is an error,
+# not a recompile. Compiling runs a C++ compiler, so it takes seconds even for
+# this tiny network: it is a build step, not a start-up cost. The precompiled
+# headers that Inductor builds by default pay off over many compiles on one
+# machine; for a single one they cost more than they save, so they are off here.
+import os
+import tempfile
+import time
+
+import torch
+
+from cheatsheet import compare, format_seconds
+
+torch.manual_seed(0)
+# sphinx_gallery_start_ignore
+# A CUDA build of torch on a machine without CUDA logs a CUDA_HOME notice while
+# compiling; it has nothing to do with the page.
+import logging
+
+logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+# sphinx_gallery_end_ignore
+model = torch.nn.Sequential(
+    torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)
+).eval()
+batch = torch.export.Dim("batch", min=1, max=1024)
+exported = torch.export.export(model, (torch.randn(8, 64),), dynamic_shapes={"input": {0: batch}})
+threads = torch.get_num_threads()
+torch.set_num_threads(1)
+try:
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        path = torch._inductor.aoti_compile_and_package(
+            exported,
+            package_path=os.path.join(tmp, "model.pt2"),
+            inductor_configs={"aot_inductor.precompile_headers": False},
+        )
+        compile_s = time.perf_counter() - start
+        print(f"compiled in {format_seconds(compile_s)}; package {os.path.getsize(path):,} bytes")
+        runner = torch._inductor.aoti_load_package(path)
+        with torch.no_grad():
+            for rows in (3, 64):
+                x = torch.randn(rows, 64)
+                torch.testing.assert_close(runner(x), model(x))
+                print(f"batch {rows:>2}: output {tuple(runner(x).shape)} matches eager")
+            table = compare({"eager": model, "AOTInductor": runner}, torch.randn(64, 64))
+finally:
+    torch.set_num_threads(threads)
+print(table)
+for verdict in table.verdicts():
+    print(verdict + ".")
+
+# %%
+# .. _pt2-deployment-cpp:
+#
+# Load the package from C++
+# -------------------------
+# The same ``.pt2`` file runs in a C++ program linked against libtorch, with no
+# Python interpreter: ``AOTIModelPackageLoader`` (since 2.6) unpacks it and
+# runs the compiled library. Build it with CMake's ``find_package(Torch)`` and
+# link ``${TORCH_LIBRARIES}``. The package is tied to the device and, for
+# CPUs, to the instruction set it was compiled for.
+#
+# .. code-block:: cpp
+#
+#    #include <iostream>
+#    #include <torch/torch.h>
+#    #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#
+#    int main() {
+#      c10::InferenceMode no_autograd;
+#      torch::inductor::AOTIModelPackageLoader package("model.pt2");
+#      std::vector<torch::Tensor> inputs{torch::randn({3, 64})};
+#      std::vector<torch::Tensor> outputs = package.run(inputs);
+#      std::cout << outputs[0].sizes() << "\n";  // [3, 10]
+#    }
+
+# %%
+# .. _pt2-deployment-onnx:
+#
+# ONNX: export, save, run with ONNX Runtime
+# -----------------------------------------
+# ``torch.onnx.export(model, args, dynamo=True)`` (since 2.5) captures the model
+# with ``torch.export`` and returns an ``ONNXProgram``; since 2.9 ``dynamo=True``
+# is the default and the TorchScript exporter is the legacy one.
+# ``dynamic_shapes`` takes the same ``Dim`` as ``torch.export``, and
+# ``verbose=False`` silences the exporter's progress lines. ONNX Runtime runs the
+# file on NumPy arrays; one intra-op thread matches the one PyTorch thread the
+# timing uses. A network this small spends most of a call outside its matrix
+# products, so this verdict weighs each runtime's per-call cost more than its
+# kernels; time your own model before choosing a runtime for speed.
+import importlib.util
+import os
+import tempfile
+
+import torch
+
+from cheatsheet import compare
+
+needed = ("onnx", "onnxscript", "onnxruntime")
+missing = [name for name in needed if importlib.util.find_spec(name) is None]
+if missing:
+    print("skipped: the ONNX export and run need", ", ".join(missing))
+else:
+    import onnxruntime as ort
+
+    torch.manual_seed(0)
+    # sphinx_gallery_start_ignore
+    # Without torchvision the exporter logs that it skips torchvision's operators.
+    import logging
+
+    logging.getLogger("torch.onnx._internal.exporter._registration").setLevel(logging.ERROR)
+    # sphinx_gallery_end_ignore
+    model = torch.nn.Sequential(
+        torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)
+    ).eval()
+    onnx_program = torch.onnx.export(
+        model,
+        (torch.randn(8, 64),),
+        dynamo=True,
+        dynamic_shapes={"input": {0: torch.export.Dim("batch")}},
+        verbose=False,
+    )
+    print(type(onnx_program).__name__, [node.op_type for node in onnx_program.model.graph])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.onnx")
+        onnx_program.save(path)
+        print(f"model.onnx: {os.path.getsize(path):,} bytes")
+        session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    input_name = session.get_inputs()[0].name
+    print("input", input_name, session.get_inputs()[0].shape)
+
+    def run_onnx(x):
+        return session.run(None, {input_name: x.numpy()})[0]
+
+    with torch.no_grad():
+        for rows in (3, 64):
+            x = torch.randn(rows, 64)
+            torch.testing.assert_close(torch.from_numpy(run_onnx(x)), model(x))
+            print(f"batch {rows:>2}: ONNX Runtime matches eager")
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            table = compare({"eager": model, "ONNX Runtime": run_onnx}, torch.randn(64, 64))
+        finally:
+            torch.set_num_threads(threads)
+    print(table)
+    for verdict in table.verdicts():
+        print(verdict + ".")
