@@ -84,6 +84,15 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "expandable segments fragmentation": PT2 + "cuda_memory.html#pt2-cuda-memory-alloc-conf",
     "combine fsdp with tensor parallel": PT2 + "parallelism.html#pt2-parallelism-tp-fsdp",
     "pipeline parallelism": PT2 + "parallelism.html#pt2-parallelism-pipeline",
+    "attention with alibi bias": PT2 + "flex_attention.html#pt2-flex-attention-score-mod",
+    "mask attention between packed documents": PT2
+    + "flex_attention.html#pt2-flex-attention-documents",
+    "batch sequences of different lengths without padding": PT2
+    + "nested_jagged.html#pt2-nested-jagged-create",
+    "compile a model to a .pt2 file": PT2 + "deployment.html#pt2-deployment-aoti",
+    "export model to onnx": PT2 + "deployment.html#pt2-deployment-onnx",
+    "quantize linear layers to int8": PT2
+    + "quantization_torchao.html#pt2-quantization-torchao-int8",
 }
 
 TOP1_TARGET = 0.80

@@ -9,6 +9,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import json
+import logging
 import os
 import platform
 import queue
@@ -274,6 +275,10 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     # A page that turned on TORCH_LOGS-style logging (recompiles, graph breaks)
     # would otherwise log into every later page.
     torch._logging.set_logs()
+    # A CUDA build of torch on a machine without a GPU (this site's pinned wheel on
+    # a CPU build machine) logs "No CUDA runtime is found, using CUDA_HOME=..." at
+    # every C++ compile: a fact about the build machine, not about the page.
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     if when == "before":
         _raise_shown_warnings()
     _keep_record(gallery_conf, fname, when)

@@ -69,13 +69,6 @@ import torch
 from cheatsheet import compare, format_seconds
 
 torch.manual_seed(0)
-# sphinx_gallery_start_ignore
-# A CUDA build of torch on a machine without CUDA logs a CUDA_HOME notice while
-# compiling; it has nothing to do with the page.
-import logging
-
-logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
-# sphinx_gallery_end_ignore
 model = torch.nn.Sequential(
     torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)
 ).eval()
