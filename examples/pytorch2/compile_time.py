@@ -269,8 +269,8 @@ print(f"first call, artifacts loaded first:  {format_seconds(first_call_s['load'
 # or ``torch._dynamo.mark_dynamic(x, 0)`` avoid them, as
 # :ref:`pt2-compile-in-practice-recompiles` counts. ``TORCH_LOGS="recompiles"``
 # (in code: ``torch._logging.set_logs(recompiles=True)``) prints the guard that
-# failed; ``torch._dynamo.config.recompile_limit`` (8 by default; called
-# ``cache_size_limit`` before 2.6) is where Dynamo gives up and runs the
+# failed; ``torch._dynamo.config.recompile_limit`` (8 by default; its older
+# name ``cache_size_limit`` still works) is where Dynamo gives up and runs the
 # function eagerly. The log goes to stderr; here it is caught and trimmed.
 import contextlib
 import io
