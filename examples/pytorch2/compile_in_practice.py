@@ -75,7 +75,8 @@ for name in ("avx512_bf16", "amx_tile", "amx_bf16"):
 # ``torch._inductor.config.freezing`` while tracing, so set it there (scoped
 # here with ``config.patch``); ``options={"freezing": True}`` does not. The
 # listing names the kernels of the matrix multiplications; ``run_and_get_code``
-# resets Dynamo first, so it is a tool for looking.
+# resets Dynamo first, so it is a tool for looking. Freezing among the other
+# CPU steps, timed: :ref:`pt2-cpu-inference-freezing`.
 import re
 
 import torch
@@ -281,7 +282,8 @@ else:
 # faster than eager saves time to repay that with, so the steady state is timed
 # here too, with the same setup. To price ``max-autotune`` or freezing, add
 # their config lines to ``setup``: autotuning happens during the cold start and
-# its results are cached with the kernels.
+# its results are cached with the kernels. To make the cold start cheaper, see
+# :ref:`pt2-compile-time-regional` and :ref:`pt2-compile-time-mega-cache`.
 import torch
 
 from cheatsheet import compare, format_seconds, startup_cost
