@@ -91,6 +91,11 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     + "nested_jagged.html#pt2-nested-jagged-create",
     "compile a model to a .pt2 file": PT2 + "deployment.html#pt2-deployment-aoti",
     "export model to onnx": PT2 + "deployment.html#pt2-deployment-onnx",
+    "torch.compile takes too long": PT2 + "compile_time.html#pt2-compile-time-regional",
+    "reuse compile cache on another machine": PT2
+    + "compile_time.html#pt2-compile-time-mega-cache",
+    "make cpu inference faster": PT2 + "cpu_inference.html#pt2-cpu-inference-stack",
+    "how many threads on cpu": PT2 + "cpu_inference.html#pt2-cpu-inference-threads",
     "quantize linear layers to int8": PT2
     + "quantization_torchao.html#pt2-quantization-torchao-int8",
 }
