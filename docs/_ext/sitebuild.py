@@ -9,7 +9,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import json
-import logging
+import logging as pylogging
 import os
 import platform
 import queue
@@ -272,13 +272,20 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     np.random.seed(0)
     torch.manual_seed(0)
     torch._dynamo.reset()
+    # sphinx-gallery runs each page as a new ``__main__`` module. Dynamo (2.14)
+    # caches the module it finds under a name, for its guards, and reset() does not
+    # forget it: the next page's compiled code would look its globals up in the
+    # previous page's ``__main__`` (AttributeError in guards).
+    import_module = getattr(torch._dynamo.symbolic_convert, "_import_module", None)
+    if hasattr(import_module, "cache_clear"):
+        import_module.cache_clear()
     # A page that turned on TORCH_LOGS-style logging (recompiles, graph breaks)
     # would otherwise log into every later page.
     torch._logging.set_logs()
     # A CUDA build of torch on a machine without a GPU (this site's pinned wheel on
     # a CPU build machine) logs "No CUDA runtime is found, using CUDA_HOME=..." at
     # every C++ compile: a fact about the build machine, not about the page.
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+    pylogging.getLogger("torch.utils.cpp_extension").setLevel(pylogging.ERROR)
     if when == "before":
         _raise_shown_warnings()
     _keep_record(gallery_conf, fname, when)
