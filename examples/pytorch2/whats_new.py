@@ -1,0 +1,458 @@
+r"""
+What changed in PyTorch 2.14
+============================
+
+The public names PyTorch 2.14 added to 2.13, found by comparing ``dir()`` of both on this machine, each run on the CPU, and the behaviour that changed.
+
+Summary
+-------
+
+=====================================  ==================================================================================
+You want                               Call
+=====================================  ==================================================================================
+``A = U @ H``, ``U`` orthonormal       :entry:`torch.linalg.polar(A) <pt2-whats-new-polar>`, since 2.14
+the square root of an SPD matrix       :entry:`torch.linalg.matrix_sqrth(A) <pt2-whats-new-matrix-sqrth>`, since 2.14
+untraceable Python in a compiled fn    :entry:`@torch.compiler.nonstrict_trace <pt2-whats-new-nonstrict-trace>`, since 2.14
+a compiled artifact saved as Python    :entry:`torch.compiler.precompile(fn, *args) <pt2-whats-new-precompile>`, since 2.14
+load it in another process             :entry:`torch.compiler.precompile.load(code, cache) <pt2-whats-new-precompile>`
+what precompile refuses                :entry:`torch.compiler.PrecompileError <pt2-whats-new-precompile>`, since 2.14
+one more CUDA graph warm-up            :entry:`cudagraph_mark_warmup_incomplete() <pt2-whats-new-cudagraph-warmup>`, since 2.14
+a hook on every new autograd node      :entry:`node_creation_hook(hook) <pt2-whats-new-node-creation-hook>`, since 2.14
+complex numbers in 4 bytes             :entry:`torch.bcomplex32 <pt2-whats-new-bcomplex32>`, since 2.14, storage only
+the accelerator's RNG, any backend     :entry:`torch.accelerator.random <pt2-whats-new-accelerator-random>`, since 2.14
+gather into one tensor                 :entry:`dist.gather_single(t, out) <pt2-whats-new-gather-timeout>`, since 2.14, not on gloo
+the same, deprecated name              :entry:`dist.gather_into_tensor <pt2-whats-new-gather-timeout>`, since 2.14
+a new timeout for a process group      :entry:`dist.set_timeout(timedelta) <pt2-whats-new-gather-timeout>`, since 2.14
+evenly spaced values as a DTensor      :entry:`distributed.tensor.linspace(...) <pt2-whats-new-dtensor-linspace>`, since 2.14
+the same on a log scale                :entry:`distributed.tensor.logspace(...) <pt2-whats-new-dtensor-linspace>`, since 2.14
+TorchScript's warning, now visible     :entry:`FutureWarning <pt2-whats-new-behaviour>` from ``torch.jit.script``
+the accelerator that is really there   :entry:`current_accelerator(check_available=True) <pt2-whats-new-behaviour>`
+=====================================  ==================================================================================
+"""
+
+# %%
+# .. _pt2-whats-new-polar:
+#
+# torch.linalg.polar
+# ------------------
+# Since 2.14. The polar decomposition ``A = U @ H`` of an ``m x n`` matrix with
+# ``m >= n``: ``U`` has orthonormal columns, ``H`` is symmetric (Hermitian)
+# positive semi-definite. ``U`` is the matrix with orthonormal columns closest
+# to ``A``, which makes it an orthogonalization step (QR's ``Q`` is farther).
+# Not to be confused with ``torch.polar``, which builds complex numbers from
+# magnitudes and angles. On the CPU it goes through an SVD; it has gradients.
+import torch
+
+if not hasattr(torch.linalg, "polar"):
+    print(f"needs torch 2.14 (this is {torch.__version__})")
+else:
+    torch.manual_seed(0)
+    A = torch.randn(5, 3, dtype=torch.float64)
+    U, H = torch.linalg.polar(A)
+    torch.testing.assert_close(U @ H, A)
+    torch.testing.assert_close(U.mT @ U, torch.eye(3, dtype=A.dtype))  # orthonormal columns
+    torch.testing.assert_close(H, H.mT)  # symmetric
+    print("shapes U, H:", tuple(U.shape), tuple(H.shape))
+    print("eigenvalues of H (>= 0):", torch.linalg.eigvalsh(H))
+    Q = torch.linalg.qr(A).Q
+    print(f"distance to A: polar U {torch.dist(U, A):.3f}, QR Q {torch.dist(Q, A):.3f}")
+    try:
+        torch.linalg.polar(torch.randn(3, 5))  # wide matrices are refused
+    except RuntimeError as err:
+        print("RuntimeError:", err)
+
+# %%
+# .. _pt2-whats-new-matrix-sqrth:
+#
+# torch.linalg.matrix_sqrth
+# -------------------------
+# Since 2.14. The principal square root ``X`` (``X @ X == A``, ``X`` symmetric)
+# of a symmetric or Hermitian positive-definite matrix, batched. Like
+# ``eigh``, it reads only the lower triangle and assumes the rest. It does not
+# check definiteness: a negative eigenvalue comes back as 0, silently.
+import torch
+
+if not hasattr(torch.linalg, "matrix_sqrth"):
+    print(f"needs torch 2.14 (this is {torch.__version__})")
+else:
+    torch.manual_seed(0)
+    M = torch.randn(2, 3, 3, dtype=torch.float64)
+    A = M @ M.mT + torch.eye(3, dtype=M.dtype)  # a batch of two SPD matrices
+    X = torch.linalg.matrix_sqrth(A)
+    torch.testing.assert_close(X @ X, A)
+    torch.testing.assert_close(X, X.mT)
+    print("X @ X == A for the batch of", X.shape[0])
+    upper_ignored = torch.tensor([[4.0, 100.0], [0.0, 9.0]])
+    print("upper triangle ignored:", torch.linalg.matrix_sqrth(upper_ignored).tolist())
+    not_psd = torch.tensor([[-1.0, 0.0], [0.0, 4.0]])
+    print("eigenvalue -1 becomes 0:", torch.linalg.matrix_sqrth(not_psd).tolist())
+
+# %%
+# .. _pt2-whats-new-nonstrict-trace:
+#
+# @torch.compiler.nonstrict_trace
+# -------------------------------
+# Since 2.14. Dynamo does not read a function so marked: it puts one opaque
+# call in its graph, and AOTAutograd traces the body by running it on fake
+# tensors. Code Dynamo breaks the graph on (here a C function it does not
+# know, ``time.perf_counter``) then costs no graph break. The catch: with an
+# AOT backend (``aot_eager``, ``inductor``) the Python in it runs only while
+# compiling, on traced tensors, not on each call; tensors it reads from
+# globals are constants. ``explain`` counts the graphs.
+import time
+import warnings
+
+import torch
+import torch._dynamo
+
+runs = []
+
+
+def stamp(x):
+    runs.append((type(x).__name__, time.perf_counter()))  # a C call Dynamo cannot trace
+    return x * 2
+
+
+def graphs(fn):
+    def f(x):
+        return fn(x.sin()).cos()
+
+    torch._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Dynamo does not know how to trace")
+        report = torch._dynamo.explain(f)(torch.randn(8))
+    return f"{report.graph_count} graph(s), {report.graph_break_count} break(s)"
+
+
+print("plain function:         ", graphs(stamp))
+if not hasattr(torch.compiler, "nonstrict_trace"):
+    print(f"nonstrict_trace needs torch 2.14 (this is {torch.__version__})")
+else:
+    marked = torch.compiler.nonstrict_trace(stamp)
+    print("with nonstrict_trace:   ", graphs(marked))
+
+    @torch.compile(backend="aot_eager", fullgraph=True)
+    def step(x):
+        return marked(x.sin()).cos()
+
+    runs.clear()
+    x = torch.randn(8)
+    for calls in range(1, 6):
+        torch.testing.assert_close(step(x), (x.sin() * 2).cos())
+        if calls in (1, 5):
+            print(f"after {calls} call(s) the body had run {len(runs)} times")
+    print("on:", sorted({kind for kind, _ in runs}))
+
+# %%
+# .. _pt2-whats-new-precompile:
+#
+# torch.compiler.precompile
+# -------------------------
+# Since 2.14. Traces ``fn`` once on example inputs (a non-strict ``make_fx``
+# trace, not Dynamo), lowers it with Inductor (``backend="eager"`` keeps the
+# ATen graph) and returns ``(python_code, cache)``: a self-contained Python
+# source and a kernel cache. No weights are inside: the caller passes the model
+# again, with the same structure. ``precompile.load`` runs that source (it
+# logs a warning that it executes code: load only what you made). Shapes,
+# strides and control flow are fixed by the example; another shape raises
+# ``PrecompileError``. Here a fresh process loads the files and runs them.
+import logging
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import torch
+
+if not hasattr(torch.compiler, "precompile"):
+    print(f"needs torch 2.14 (this is {torch.__version__})")
+else:
+    logging.getLogger("torch._precompile").setLevel(logging.ERROR)  # the exec warning
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2)
+    x = torch.randn(3, 4)
+    code, cache = torch.compiler.precompile(lambda m, x: m(x), model, x)
+    print(f"python_code: {code.count(chr(10))} lines, cache: {len(cache)} bytes")
+    forward = torch.compiler.precompile.load(code, cache)
+    torch.testing.assert_close(forward(model, x), model(x))
+    try:
+        forward(model, torch.randn(5, 4))
+    except torch.compiler.PrecompileError as err:
+        print("PrecompileError:", str(err).split(";")[0])
+
+    folder = pathlib.Path(tempfile.mkdtemp())
+    (folder / "linear.py").write_text(code)
+    (folder / "linear.bin").write_bytes(cache)
+    fresh = f"""
+import logging, pathlib, torch
+logging.getLogger("torch._precompile").setLevel(logging.ERROR)
+folder = pathlib.Path({str(folder)!r})
+forward = torch.compiler.precompile.load(
+    (folder / "linear.py").read_text(), (folder / "linear.bin").read_bytes())
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 2)  # same structure and, seeded, same weights
+x = torch.randn(3, 4)
+print("fresh process, max difference from eager:", (forward(model, x) - model(x)).abs().max().item())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", fresh], check=False, capture_output=True, text=True
+    )
+    print(done.stdout.strip() or done.stderr[-800:])
+
+# %%
+# .. _pt2-whats-new-cudagraph-warmup:
+#
+# torch.compiler.cudagraph_mark_warmup_incomplete
+# -----------------------------------------------
+# Since 2.14. Per its docstring: called from code that runs during a CUDA
+# Graph Trees warm-up (``mode="reduce-overhead"``), such as an autotuner, it
+# asks for one more eager warm-up run before the function is recorded. Outside
+# a warm-up it does nothing, which is all a CPU can show.
+import torch
+
+if not hasattr(torch.compiler, "cudagraph_mark_warmup_incomplete"):
+    print(f"needs torch 2.14 (this is {torch.__version__})")
+else:
+    print("outside a warm-up it returns:", torch.compiler.cudagraph_mark_warmup_incomplete())
+
+# %%
+# .. _pt2-whats-new-node-creation-hook:
+#
+# torch.autograd.graph.node_creation_hook
+# ---------------------------------------
+# Since 2.14. A context manager: ``hook(node)`` is called for each autograd
+# node created inside it, once the node is complete, so it can read the node,
+# write ``node.metadata`` or register backward hooks on it. Operations without
+# ``requires_grad`` inputs make no node. A hook that itself creates a node
+# raises.
+import torch
+
+if not hasattr(torch.autograd.graph, "node_creation_hook"):
+    print(f"needs torch 2.14 (this is {torch.__version__})")
+else:
+    from torch.autograd.graph import node_creation_hook
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    created, backward_order = [], []
+
+    def hook(node):
+        created.append(node.name())
+        node.metadata["region"] = "forward"
+        node.register_prehook(lambda grad_outputs: backward_order.append(node.name()))
+
+    with node_creation_hook(hook):
+        loss = model(torch.randn(4, 3)).relu().sum()
+        torch.ones(2) * 3  # no requires_grad: no node
+    print("created:", created)
+    print("loss.grad_fn.metadata:", loss.grad_fn.metadata)
+    loss.backward()
+    print("backward ran:", backward_order)
+
+# %%
+# .. _pt2-whats-new-bcomplex32:
+#
+# torch.bcomplex32
+# ----------------
+# Since 2.14. A complex dtype made of two ``bfloat16`` (4 bytes), as
+# ``complex32`` is made of two ``float16``. It is experimental (creating one
+# warns) and so far a storage type: conversions, copies, ``cat`` and views
+# work; arithmetic raises ``NotImplementedError`` on the CPU. Compute in
+# ``complex64`` and store in ``bcomplex32``.
+import warnings
+
+import torch
+
+if not hasattr(torch, "bcomplex32"):
+    print(f"needs torch 2.14 (this is {torch.__version__})")
+else:
+    dtype = torch.bcomplex32
+    print(
+        dtype,
+        "itemsize",
+        dtype.itemsize,
+        "is_complex",
+        dtype.is_complex,
+        "to_real",
+        dtype.to_real(),
+    )
+    z = torch.tensor([1 + 2j, 3 - 0.5j])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "BComplex32 support is experimental")
+        packed = z.to(dtype)
+    print(packed, "->", packed.to(torch.complex64))
+    print("real part:", packed.real, "| view_as_real:", torch.view_as_real(packed).shape)
+    for name, op in [("a + b", lambda t: t + t), ("abs", torch.abs), ("sum", torch.sum)]:
+        try:
+            op(packed)
+            print(f"{name}: works")
+        except NotImplementedError as err:
+            print(f"{name}: NotImplementedError: {str(err).splitlines()[0]}")
+
+# %%
+# .. _pt2-whats-new-accelerator-random:
+#
+# torch.accelerator.random
+# ------------------------
+# Since 2.14. Three readers of the default generator of whatever accelerator
+# this build targets (CUDA, XPU, MPS...): ``initial_seed``,
+# ``get_rng_state`` (a ``uint8`` tensor) and ``get_rng_state_all`` (one per
+# device). Seeding stays ``torch.manual_seed``. They start the accelerator's
+# runtime, so ask ``is_available()`` first: on a CUDA build without a GPU they
+# raise.
+import torch
+
+if not hasattr(torch.accelerator, "random"):
+    print(f"needs torch 2.14 (this is {torch.__version__})")
+elif not torch.accelerator.is_available():
+    print("skipped initial_seed / get_rng_state: no accelerator here")
+    print("get_rng_state_all():", torch.accelerator.random.get_rng_state_all())
+else:
+    device = torch.accelerator.current_accelerator()
+    torch.manual_seed(1234)  # seeds the CPU and every accelerator
+    print(device, "initial_seed:", torch.accelerator.random.initial_seed())
+    state = torch.accelerator.random.get_rng_state()
+    first = torch.rand(3, device=device)
+    torch.get_device_module(device).set_rng_state(state)  # the backend's own setter
+    torch.testing.assert_close(torch.rand(3, device=device), first)
+    print("state:", state.dtype, tuple(state.shape), "- restoring it repeats the draw")
+    print("devices:", len(torch.accelerator.random.get_rng_state_all()))
+
+# %%
+# .. _pt2-whats-new-gather-timeout:
+#
+# gather_single, gather_into_tensor and set_timeout
+# -------------------------------------------------
+# Since 2.14. ``dist.gather_single(t, out, dst=0)`` gathers every rank's
+# ``t`` into one tensor ``out`` on ``dst`` (flat or stacked), where ``gather``
+# fills a list; per its docstring NCCL 2.28.3+ does it without the extra copy.
+# ``gather_into_tensor`` is the same call under a name already deprecated.
+# gloo does not implement it: on CPU ranks keep ``gather`` and ``torch.cat``.
+# ``dist.set_timeout`` changes the timeout of an existing group (gloo's
+# default is 30 minutes): below, rank 1 comes late and rank 0 gives up.
+import contextlib
+import datetime
+import time
+import warnings
+
+import torch
+import torch.distributed as dist
+
+from cheatsheet.distributed import run
+
+
+def gather_and_timeout(rank, world_size):
+    dist.init_process_group("gloo")
+    if not hasattr(dist, "gather_single"):
+        print(f"needs torch 2.14 (this is {torch.__version__})")
+        dist.destroy_process_group()
+        return
+    mine = torch.arange(2) + 10 * rank
+    out = torch.empty(world_size * 2, dtype=mine.dtype) if rank == 0 else None
+    try:
+        dist.gather_single(mine, out, dst=0)
+    except RuntimeError as err:
+        print("gather_single:", err)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with contextlib.suppress(RuntimeError):  # the same gloo error as above
+            dist.gather_into_tensor(mine, out, dst=0)
+    print("gather_into_tensor:", caught[0].category.__name__, caught[0].message)
+    pieces = [torch.empty_like(mine) for _ in range(world_size)] if rank == 0 else None
+    dist.gather(mine, pieces, dst=0)  # what works on gloo
+    if rank == 0:
+        print("gather + cat:", torch.cat(pieces))
+
+    dist.set_timeout(datetime.timedelta(seconds=1))
+    start = time.perf_counter()
+    if rank == 0:
+        try:
+            dist.all_reduce(torch.ones(1))
+        except RuntimeError as err:
+            waited = time.perf_counter() - start
+            print(f"all_reduce gave up after {waited:.1f} s:", str(err).split("] ")[-1])
+    else:
+        time.sleep(2)  # never joins the all_reduce
+    dist.destroy_process_group()
+
+
+result = run(gather_and_timeout, world_size=2)
+
+# %%
+# .. _pt2-whats-new-dtensor-linspace:
+#
+# DTensor linspace and logspace
+# -----------------------------
+# Since 2.14, ``torch.distributed.tensor`` has ``linspace`` and ``logspace``
+# beside ``zeros``, ``ones``, ``full``, ``rand``... Each rank computes only
+# its own shard (from its offset in the whole), and the result equals
+# ``torch.linspace`` once gathered. With an uneven split the first ranks get
+# the extra element.
+import torch
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+
+from cheatsheet.distributed import run
+
+
+def spaced(rank, world_size):
+    import torch.distributed.tensor as dtensor
+
+    if not hasattr(dtensor, "linspace"):
+        print(f"needs torch 2.14 (this is {torch.__version__})")
+        return
+    mesh = init_device_mesh("cpu", (world_size,))
+    xs = dtensor.linspace(0.0, 1.0, 5, device_mesh=mesh, placements=[dtensor.Shard(0)])
+    print("linspace shard:", xs.to_local(), "of", tuple(xs.shape))
+    torch.testing.assert_close(xs.full_tensor(), torch.linspace(0.0, 1.0, 5))
+    powers = dtensor.logspace(0, 3, 4, device_mesh=mesh, placements=[dtensor.Replicate()])
+    print("logspace, replicated:", powers.to_local())
+    dist.destroy_process_group()
+
+
+result = run(spaced, world_size=2)
+
+# %%
+# .. _pt2-whats-new-behaviour:
+#
+# Behaviour changes from 2.13
+# ---------------------------
+# ``torch.jit.script``, ``trace`` and ``freeze`` warned in 2.13 with a
+# ``DeprecationWarning``, which Python hides outside ``__main__``; 2.14 warns
+# with a ``FutureWarning``, always shown. Forward-mode AD (``jvp``,
+# ``jacfwd``, ``make_dual``) scripts helpers inside torch the first time it
+# runs in a process, so it now shows that warning too, many times (2.13
+# raised the same ones, hidden); the filter below, by message, silences only it.
+# ``current_accelerator()`` answers from how torch was built: ``cuda`` for the
+# CUDA wheel even with no GPU; ``check_available=True`` asks the machine.
+import warnings
+
+import torch
+from torch.func import jvp
+
+
+def double(x):
+    return x * 2
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.jit.script(double)
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    jvp(torch.sin, (torch.ones(2),), (torch.ones(2),))
+from_jit = [w for w in caught if "torch.jit.script" in str(w.message)]
+print(f"jvp: {len(from_jit)} torch.jit.script warnings (0 if forward mode already ran here)")
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", r".*torch\.jit\.script.*deprecated")  # the filter to copy
+    jvp(torch.sin, (torch.ones(2),), (torch.ones(2),))
+
+print("torch", torch.__version__, "| CUDA build:", torch.version.cuda)
+print("current_accelerator():                    ", torch.accelerator.current_accelerator())
+print(
+    "current_accelerator(check_available=True):",
+    torch.accelerator.current_accelerator(check_available=True),
+)
