@@ -96,6 +96,8 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     + "compile_time.html#pt2-compile-time-mega-cache",
     "make cpu inference faster": PT2 + "cpu_inference.html#pt2-cpu-inference-stack",
     "how many threads on cpu": PT2 + "cpu_inference.html#pt2-cpu-inference-threads",
+    "what changed in torch 2.14": PT2 + "whats_new.html#pt2-whats-new-behaviour",
+    "closest orthogonal matrix": PT2 + "whats_new.html#pt2-whats-new-polar",
     "quantize linear layers to int8": PT2
     + "quantization_torchao.html#pt2-quantization-torchao-int8",
 }
