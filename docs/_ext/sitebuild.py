@@ -272,13 +272,7 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     np.random.seed(0)
     torch.manual_seed(0)
     torch._dynamo.reset()
-    # sphinx-gallery runs each page as a new ``__main__`` module. Dynamo (2.14)
-    # caches the module it finds under a name, for its guards, and reset() does not
-    # forget it: the next page's compiled code would look its globals up in the
-    # previous page's ``__main__`` (AttributeError in guards).
-    import_module = getattr(torch._dynamo.symbolic_convert, "_import_module", None)
-    if hasattr(import_module, "cache_clear"):
-        import_module.cache_clear()
+    _forget_old_main(torch)
     # A page that turned on TORCH_LOGS-style logging (recompiles, graph breaks)
     # would otherwise log into every later page.
     torch._logging.set_logs()
@@ -289,6 +283,26 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     if when == "before":
         _raise_shown_warnings()
     _keep_record(gallery_conf, fname, when)
+
+
+def _forget_old_main(torch: Any) -> None:
+    """Make Dynamo forget the ``__main__`` module of the page before.
+
+    sphinx-gallery runs each page as a new ``__main__`` module. Dynamo (2.14) finds
+    a module by name once and caches it (``_import_module``), and keeps an alias to
+    it (``__import___main__``) in the globals of every frame it compiled, torch's
+    own functions included; ``torch._dynamo.reset()`` forgets neither. The next
+    page's guards would then read its globals from the old page's module
+    (``AttributeError``), or Dynamo would refuse the alias (``AssertionError``).
+    A reader's script or notebook has one ``__main__`` and never meets this.
+    """
+    import_module = getattr(torch._dynamo.symbolic_convert, "_import_module", None)
+    if hasattr(import_module, "cache_clear"):
+        import_module.cache_clear()
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if isinstance(namespace, dict):
+            namespace.pop("__import___main__", None)
 
 
 def _raise_shown_warnings() -> None:
