@@ -92,8 +92,7 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "compile a model to a .pt2 file": PT2 + "deployment.html#pt2-deployment-aoti",
     "export model to onnx": PT2 + "deployment.html#pt2-deployment-onnx",
     "torch.compile takes too long": PT2 + "compile_time.html#pt2-compile-time-regional",
-    "reuse compile cache on another machine": PT2
-    + "compile_time.html#pt2-compile-time-mega-cache",
+    "reuse compile cache on another machine": PT2 + "compile_time.html#pt2-compile-time-mega-cache",
     "make cpu inference faster": PT2 + "cpu_inference.html#pt2-cpu-inference-stack",
     "how many threads on cpu": PT2 + "cpu_inference.html#pt2-cpu-inference-threads",
     "what changed in torch 2.14": PT2 + "whats_new.html#pt2-whats-new-behaviour",
