@@ -424,6 +424,25 @@ def _version(distribution: str) -> str:
         return "not installed"
 
 
+def _torch_version() -> str:
+    """``torch.__version__`` without importing torch: the build's local tag included.
+
+    The wheel's metadata can leave the tag out (PyPI's CUDA 13.0 wheel of 2.14.1
+    says ``2.14.1``, its ``torch.__version__`` ``2.14.1+cu130``), and builds for
+    different CUDA versions make different pages.
+    """
+    spec = importlib.util.find_spec("torch")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        version_py = Path(folder) / "version.py"
+        if version_py.exists():
+            found = re.search(
+                r"^__version__\s*=\s*['\"]([^'\"]+)", version_py.read_text(), re.MULTILINE
+            )
+            if found:
+                return found.group(1)
+    return _version("torch")
+
+
 def page_inputs() -> dict[str, str]:
     """Describe what every page's output depends on besides the page's own file.
 
@@ -452,7 +471,8 @@ def page_inputs() -> dict[str, str]:
         if scraper.exists()
         else "none",
         "python": sys.version,
-        **{name: _version(name) for name in ("torch", "numpy", "matplotlib")},
+        "torch": _torch_version(),
+        **{name: _version(name) for name in ("numpy", "matplotlib")},
         **{name: os.environ.get(name, "unset") for name in environ},
         "usable cpus": str(cpus),
     }

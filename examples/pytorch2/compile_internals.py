@@ -38,7 +38,7 @@ import torch
 def show(gm):
     """Print a graph's code; its comments name the source line of each operation."""
     code = gm.print_readable(print_output=False)
-    print(re.sub(r"(# File: )\S*/", r"\1", code))  # file names without this machine's folders
+    print(re.sub(r"(File: )\S*/", r"\1", code))  # file names without this machine's folders
 
 
 def print_graph_backend(gm, example_inputs):
@@ -166,7 +166,7 @@ from torch._functorch.aot_autograd import make_boxed_func
 
 def show(gm):
     code = gm.print_readable(print_output=False)
-    print(re.sub(r"(# File: )\S*/", r"\1", code))  # no folders of this machine
+    print(re.sub(r"(File: )\S*/", r"\1", code))  # no folders of this machine
 
 
 compiled_graphs = []

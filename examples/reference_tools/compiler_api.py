@@ -236,9 +236,13 @@ with torch.compiler.set_stance("fail_on_recompile"):
 # Each compiled function keeps at most this many graphs (8 by default; older
 # releases called it ``cache_size_limit``); past it, Dynamo warns once and runs
 # the function eagerly. Lowered to 2 here, with ``dynamic=False`` so that each
-# new length needs its own graph: the third length hits the limit. Dynamo's log
-# goes to stderr; ``set_logs(recompiles=True)`` (``TORCH_LOGS=recompiles``)
-# adds the reason for each recompile to the limit's warning.
+# new length needs its own graph: the third length hits the limit. Dynamo's
+# warning goes to stderr (caught here, its first line printed);
+# ``set_logs(recompiles=True)`` (``TORCH_LOGS=recompiles``) adds the reason for
+# each recompile.
+import contextlib
+import io
+
 import torch
 import torch._dynamo
 
@@ -251,11 +255,16 @@ def count(gm, example_inputs):  # a backend that counts the graphs it is handed
 
 
 print("default limit:", torch._dynamo.config.recompile_limit)
-with torch._dynamo.config.patch(recompile_limit=2):
+log = io.StringIO()
+with torch._dynamo.config.patch(recompile_limit=2), contextlib.redirect_stderr(log):
     cosine = torch.compile(lambda x: x.cos() + 1, backend=count, dynamic=False)
     for length in range(1, 5):
         cosine(torch.ones(length))
 print("graphs compiled for 4 lengths:", len(graphs))
+print(
+    "stderr:",
+    next(line for line in log.getvalue().splitlines() if "hit config" in line).split("] ")[-1],
+)
 
 # %%
 # .. _api-compiler-reset:
