@@ -192,7 +192,9 @@ def test_a_twofold_difference_is_never_called_the_wrong_way_and_nearly_always_ri
 
 
 @pytest.mark.slow
-def test_a_function_with_injected_noise_never_gets_a_verdict():
+def test_a_function_with_injected_noise_is_about_as_fast_at_least_19_times_in_20():
+    # The same bar as identical functions: a 95% interval may miss once in 20, and
+    # beside the browser walk on every core a round may be slowed at random.
     rng = random.Random(0)
 
     def noisy():
@@ -200,7 +202,7 @@ def test_a_function_with_injected_noise_never_gets_a_verdict():
         _spin(int(40000 * rng.uniform(0.2, 1.8)))
 
     kinds = _kinds(lambda: {"clean": lambda: _spin(40000), "noisy": noisy})
-    assert set(kinds) == {"same"}, kinds
+    assert kinds.count("same") >= 19, kinds
 
 
 def test_environment_describes_this_machine():
