@@ -17,7 +17,8 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 # Every session installs from this file, so every run sees the same versions. torch
 # is 2.14.1, which the package index serves only as a CUDA-enabled wheel (it runs on a
 # CPU): the sessions that need it share one environment (SITE_ENV) to install it once.
-CONSTRAINTS = ("-c", str(ROOT / "constraints.txt"))
+CONSTRAINTS_FILE = ROOT / "constraints.txt"
+CONSTRAINTS = ("-c", str(CONSTRAINTS_FILE))
 # The site's one sphinx-build command: strict (-W, --keep-going, -n), and doctrees
 # outside the site folder, whose pickles a reader's browser never needs. Keep it a
 # literal tuple: tests and benchmarks read it from here without importing nox
@@ -297,7 +298,12 @@ def oldest_torch(session: nox.Session) -> None:
     """Run every page's blocks under the oldest torch pyproject.toml allows; record what runs."""
     bound = next(d for d in PYPROJECT["project"]["dependencies"] if d.startswith("torch"))
     oldest = bound.split(">=")[1]
-    pins = _constraints_without(set(), Path(session.create_tmp()) / "constraints.txt")
+    # The pinned torch's own CUDA stack (nvidia-*, cuda-*, triton) is not the old torch's.
+    names = {
+        line.split("==")[0].strip().lower() for line in CONSTRAINTS_FILE.read_text().splitlines()
+    }
+    cuda_stack = {n for n in names if n.startswith(("nvidia-", "cuda-")) or n == "triton"}
+    pins = _constraints_without(cuda_stack, Path(session.create_tmp()) / "constraints.txt")
     session.install("-c", str(pins), f"torch~={oldest}.0", "-e", ".", "sphinx-gallery",
                     "beautifulsoup4")  # fmt: skip
     session.run("python", "benchmarks/oldest_torch.py", "results", *session.posargs,
