@@ -133,6 +133,50 @@ def test_reset_state_forgets_compiled_graphs(restore_torch_state):
     assert compiles == 2
 
 
+# Each page's module is called from one of torch's own frames (Sequential.forward),
+# so Dynamo reaches the page's globals through the module named __main__.
+_PAGE_COMPILING_ITS_OWN_CODE = """
+import torch
+shift = torch.ones(2)
+class Block(torch.nn.Module):
+    def forward(self, x):
+        return x + shift
+model = torch.nn.Sequential(Block())
+model.compile(backend="eager")
+model(torch.ones(2))
+"""
+_PAGE_READING_A_GLOBAL = """
+import torch
+scale = torch.full((2,), 3.0)
+class Scaled(torch.nn.Module):
+    def forward(self, x):
+        return x * scale
+model = torch.nn.Sequential(Scaled())
+model.compile(backend="eager")
+result = model(torch.ones(2))
+"""
+
+
+def _run_as_main(source: str) -> dict:
+    """Run ``source`` as sphinx-gallery runs a page: a new module, ``__main__`` meanwhile."""
+    page, saved = types.ModuleType("__main__"), sys.modules["__main__"]
+    sys.modules["__main__"] = page
+    try:
+        exec(compile(source, "<page>", "exec"), page.__dict__)  # noqa: S102
+    finally:
+        sys.modules["__main__"] = saved
+    return page.__dict__
+
+
+def test_reset_state_lets_the_next_page_compile_as_a_new_main_module(restore_torch_state):
+    # torch 2.14's Dynamo remembers the first __main__ it met; without the reset the
+    # second page's guards read `scale` from the first page's module.
+    _run_as_main(_PAGE_COMPILING_ITS_OWN_CODE)
+    sitebuild.reset_state({}, None, "after")
+    page = _run_as_main(_PAGE_READING_A_GLOBAL)
+    assert torch.equal(page["result"], torch.full((2,), 3.0))
+
+
 def test_header_order_follows_first_link(tmp_path):
     topic = tmp_path / "topic"
     topic.mkdir()
