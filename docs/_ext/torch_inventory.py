@@ -6,7 +6,7 @@ intersphinx, and builds offline: the inventory lives in the repository
 script writes it from the ``docs/source`` folder of pytorch/pytorch at the release
 tag of the torch version the site is built with::
 
-    git clone --depth 1 --branch v2.13.0 --filter=blob:none --sparse \
+    git clone --depth 1 --branch v2.14.1 --filter=blob:none --sparse \
         https://github.com/pytorch/pytorch /tmp/pytorch
     git -C /tmp/pytorch sparse-checkout set docs/source
     python docs/_ext/torch_inventory.py /tmp/pytorch/docs/source
