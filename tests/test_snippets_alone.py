@@ -76,6 +76,26 @@ def test_a_failing_exit_code_and_a_hung_block_are_failures():
     assert "timed out" in second.output
 
 
+def test_only_a_lost_gloo_connection_gets_a_second_run(tmp_path):
+    def block(name, message):
+        # Counts its runs in a file; fails on the first run with ``message``.
+        runs = tmp_path / name
+        code = (
+            f"from pathlib import Path\nruns = Path({str(runs)!r})\n"
+            "runs.write_text(runs.read_text() + 'x' if runs.exists() else 'x')\n"
+            f"if runs.read_text() == 'x':\n    raise RuntimeError({message!r})\n"
+        )
+        return Block(name, code), runs
+
+    lost, lost_runs = block("lost", "Gloo connectFullMesh failed: Connection closed by peer")
+    broken, broken_runs = block("broken", "a real bug")
+    first, second = run_alone([lost, broken], jobs=1)
+    assert first.ok
+    assert lost_runs.read_text() == "xx"
+    assert not second.ok
+    assert broken_runs.read_text() == "x"
+
+
 def test_html_blocks_are_the_python_blocks_without_interpreter_sessions(tmp_path):
     page = tmp_path / "p.html"
     page.write_text(
