@@ -99,11 +99,6 @@ for name, cost in (("whole model", whole), ("each block", regional)):
     )
 print(f"regional cold start: {regional.cold_s / whole.cold_s:.0%} of the whole model's")
 
-# sphinx_gallery_start_ignore
-import logging
-
-logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)  # no CUDA note on CPU
-# sphinx_gallery_end_ignore
 namespace = {}
 exec(model_source, namespace)  # noqa: S102 -- the very source the fresh processes ran
 model, x = namespace["model"], namespace["x"]

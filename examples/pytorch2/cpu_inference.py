@@ -129,11 +129,6 @@ model = torch.nn.Sequential(
     *conv_bn_relu(3, 32), *conv_bn_relu(32, 64), *conv_bn_relu(64, 64),
     torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(64, 10),
 ).eval()  # fmt: skip
-# sphinx_gallery_start_ignore
-import logging
-
-logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)  # no CUDA note on CPU
-# sphinx_gallery_end_ignore
 x = torch.randn(4, 3, 16, 16)
 threads = torch.get_num_threads()
 torch.set_num_threads(1)
