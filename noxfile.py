@@ -293,21 +293,40 @@ def wheels(session: nox.Session) -> None:
     )
 
 
-@nox.session(name="oldest-torch")
-def oldest_torch(session: nox.Session) -> None:
-    """Run every page's blocks under the oldest torch pyproject.toml allows; record what runs."""
+def _oldest_torch() -> str:
     bound = next(d for d in PYPROJECT["project"]["dependencies"] if d.startswith("torch"))
-    oldest = bound.split(">=")[1]
+    return bound.split(">=")[1]
+
+
+def _under_torch(session: nox.Session, requirement: str, *args: str) -> None:
+    """Install ``requirement`` (a torch release) and run every page's blocks under it."""
     # The pinned torch's own CUDA stack (nvidia-*, cuda-*, triton) is not the old torch's.
     names = {
         line.split("==")[0].strip().lower() for line in CONSTRAINTS_FILE.read_text().splitlines()
     }
     cuda_stack = {n for n in names if n.startswith(("nvidia-", "cuda-")) or n == "triton"}
     pins = _constraints_without(cuda_stack, Path(session.create_tmp()) / "constraints.txt")
-    session.install("-c", str(pins), f"torch~={oldest}.0", "-e", ".", "sphinx-gallery",
-                    "beautifulsoup4")  # fmt: skip
-    session.run("python", "benchmarks/oldest_torch.py", "results", *session.posargs,
+    session.install("-c", str(pins), requirement, "-e", ".", "sphinx-gallery", "beautifulsoup4")
+    session.run("python", "benchmarks/torch_versions.py", "results", *args,
                 env={"MPLBACKEND": "agg"})  # fmt: skip
+
+
+@nox.session(name="oldest-torch")
+def oldest_torch(session: nox.Session) -> None:
+    """Run every page's blocks under the oldest torch pyproject.toml allows; record what runs."""
+    _under_torch(session, f"torch~={_oldest_torch()}.0", *session.posargs)
+
+
+@nox.session(name="torch-version")
+def torch_version(session: nox.Session) -> None:
+    """Under a later release (`-- 2.8.0`), rerun the entries that did not work under the oldest."""
+    if not session.posargs:
+        session.error("name a torch release: nox -s torch-version -- 2.8.0")
+    version, *pages = session.posargs
+    oldest = sorted(ROOT.glob(f"results/*-torch-{_oldest_torch()}.*"))
+    if not oldest:
+        session.error(f"no records of torch {_oldest_torch()} in results/: run nox -s oldest-torch")
+    _under_torch(session, f"torch=={version}", "--retry-from", str(oldest[-1]), *pages)
 
 
 @nox.session(venv_backend="none")
