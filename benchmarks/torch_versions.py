@@ -65,7 +65,7 @@ def _last_line(output: str) -> str:
 
 
 def not_working(folder: Path) -> set[tuple[str, str]]:
-    """The (page, entry) pairs whose blocks failed, or only printed a guard, in ``folder``."""
+    """Return the (page, entry) pairs whose blocks failed, or only printed a guard."""
     found = set()
     for path in sorted(folder.glob("*/*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
