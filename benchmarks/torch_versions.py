@@ -86,7 +86,7 @@ def main(out: Path, only: list[str], retry_from: Path | None) -> int:
         ).stdout.strip()
         or "unknown"
     )
-    date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    date = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     machine = environment().as_dict()
     out = out / f"{records.machine_id(machine)}-torch-{torch.__version__.split('+')[0]}"
     pages = sorted(ROOT.glob("examples/*/*.py"))

@@ -577,7 +577,7 @@ def test_environment_reads_each_field_from_its_source(monkeypatch, stamp):
     class Clock(datetime.datetime):
         @classmethod
         def now(cls, tz=None):
-            assert tz is datetime.timezone.utc
+            assert tz is datetime.UTC
             return datetime.datetime(2030, 1, 2, 23, 59, tzinfo=tz)
 
     monkeypatch.setattr(report, "_dt", SimpleNamespace(datetime=Clock, timezone=datetime.timezone))

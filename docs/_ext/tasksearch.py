@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import snowballstemmer
-import tomllib
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx

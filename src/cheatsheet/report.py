@@ -514,5 +514,5 @@ def environment() -> Environment:
         python_version=platform.python_version(),
         os=f"{platform.system()} {platform.release()}",
         inductor_cpp_compiler=_cpp_compiler(),
-        date=_dt.datetime.now(_dt.timezone.utc).date().isoformat(),
+        date=_dt.datetime.now(_dt.UTC).date().isoformat(),
     )
