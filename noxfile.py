@@ -300,12 +300,17 @@ def _oldest_torch() -> str:
 
 def _under_torch(session: nox.Session, requirement: str, *args: str) -> None:
     """Install ``requirement`` (a torch release) and run every page's blocks under it."""
-    # The pinned torch's own CUDA stack (nvidia-*, cuda-*, triton) is not the old torch's.
+    # The pinned torch's own CUDA stack (nvidia-*, cuda-*, triton) is not the old torch's,
+    # and older releases pin their own sympy (2.5 and 2.6: sympy==1.13.1).
     names = {
         line.split("==")[0].strip().lower() for line in CONSTRAINTS_FILE.read_text().splitlines()
     }
-    cuda_stack = {n for n in names if n.startswith(("nvidia-", "cuda-")) or n == "triton"}
-    pins = _constraints_without(cuda_stack, Path(session.create_tmp()) / "constraints.txt")
+    theirs = {n for n in names if n.startswith(("nvidia-", "cuda-"))} | {
+        "triton",
+        "sympy",
+        "mpmath",
+    }
+    pins = _constraints_without(theirs, Path(session.create_tmp()) / "constraints.txt")
     session.install("-c", str(pins), requirement, "-e", ".", "sphinx-gallery", "beautifulsoup4")
     session.run("python", "benchmarks/torch_versions.py", "results", *args,
                 env={"MPLBACKEND": "agg"})  # fmt: skip
