@@ -35,6 +35,7 @@ extensions = [
     "sphinxext.opengraph",
     "sitebuild",
     "machines",  # results recorded on other machines, beside the live ones
+    "since",  # from which torch release each entry works, from the version records
     "tasksearch",  # search results down to the entry, as the reader types
 ]
 root_doc = "index"

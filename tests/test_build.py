@@ -324,17 +324,27 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
         live, "Test Arm", machine={"torch_version": "2.4.0"}, source_sha256="0" * 64
     )
     missing = _synthetic_record(live, "Test Gone", comparisons=[gone])
-    oldest = _synthetic_record(live, "Test Old", machine={"torch_version": "2.4.1"}, comparisons=[])
-    oldest["blocks"] = [
-        {"entry": "(page top)", "origin": "uses_helpers.py:9", "ran": True, "error": ""},
-        {"entry": "api-minisite-unit", "origin": "uses_helpers.py:20", "ran": False,
-         "error": "AttributeError: planted"},
-    ]  # fmt: skip
+    # Version runs: the unit entry fails under 2.4.1, only prints its guard under 2.6.0
+    # and works under 2.8.0, so it works since 2.8.
+    runs = {}
+    for version, ran, guard in [("2.4.1", False, ""), ("2.6.0", True, "needs torch 2.8"),
+                                ("2.8.0", True, "")]:  # fmt: skip
+        run = _synthetic_record(
+            live, "Test Old", machine={"torch_version": version}, comparisons=[]
+        )
+        unit = {"entry": "api-minisite-unit", "origin": "uses_helpers.py:20", "ran": ran,
+                "error": "" if ran else "AttributeError: planted",
+                **({"guard": guard} if guard else {})}  # fmt: skip
+        top = {"entry": "(page top)", "origin": "uses_helpers.py:9", "ran": True, "error": ""}
+        run["blocks"] = [top, unit] if version == "2.4.1" else [unit]
+        runs[f"{run['machine_id']}-torch-{version}"] = run
     results = project / "results"
-    for record in (same, older, missing, oldest):
-        folder = results / record["machine_id"] / "basics"
-        folder.mkdir(parents=True)
-        (folder / "uses_helpers.json").write_text(json.dumps(record))
+    for folder, record in [*((r["machine_id"], r) for r in (same, older, missing)),
+                           *runs.items()]:  # fmt: skip
+        (results / folder / "basics").mkdir(parents=True)
+        (results / folder / "basics" / "uses_helpers.json").write_text(json.dumps(record))
+    header = project / "examples" / "basics" / "GALLERY_HEADER.rst"
+    header.write_text(HEADER + "\nThe unit works since :since:`api-minisite-unit`.\n")
     try:
         result = _build(project)
         assert result.returncode == 0, result.stdout + result.stderr
@@ -342,9 +352,18 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
             project / "_build" / "html" / "gallery" / "basics" / "uses_helpers.html"
         ).read_text()
         landing = (project / "_build" / "html" / "index.html").read_text()
+        gallery = (project / "_build" / "html" / "gallery" / "basics" / "index.html").read_text()
     finally:
         shutil.rmtree(results)
+        header.write_text(HEADER)
     soup = BeautifulSoup(html, "html.parser")
+    unit = soup.find(id="api-minisite-unit").find_parent("section")
+    [note] = soup.select("p.since-note")  # only there: the other entries work under 2.4.1
+    assert note in unit.find_all("p")
+    assert "Needs torch 2.8 or newer" in note.get_text()
+    assert "did not work under 2.6.0 and works from 2.8.0 on" in note.get_text()
+    [since] = BeautifulSoup(gallery, "html.parser").select("span.since")
+    assert since.get_text() == "2.8"
     [table] = soup.select("#on-other-machines table")
     assert "abs vs neg" in table.caption.get_text()
     heads = [th.get_text(" ") for th in table.select("thead th")]
@@ -368,11 +387,17 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     assert sorted(td.get_text() for td in machines.select("tbody tr td:first-child")) == [
         "Test Arm", "Test Gone", "Test Old", "Test Xeon"
     ]  # fmt: skip
+    assert "2.4.1, 2.6.0, 2.8.0" in machines.get_text()
     coverage = BeautifulSoup(landing, "html.parser")
-    assert "torch 2.4.1: 1 of 2 code blocks ran on their own" in coverage.get_text()
+    assert "torch 2.4.1 (2026-01-02): every block; 1 of 2 work." in coverage.get_text()
+    assert "torch 2.6.0 (2026-01-02): the blocks that did not work there; 0 of 1 work." in (
+        coverage.get_text()
+    )
     [row] = coverage.select("table.torch-coverage tbody tr")
+    cells = [td.get_text(" ", strip=True) for td in row.select("td")]
+    assert cells[:2] == ["2.8", "basics/uses_helpers"]
     assert row.select_one("a")["href"].endswith("uses_helpers.html#api-minisite-unit")
-    assert "AttributeError: planted" in row.get_text()
+    assert cells[3] == "2.6.0: needs torch 2.8"
 
 
 def test_pages_run_in_header_order_and_start_from_a_clean_state(project, passing_build):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from packaging.version import Version
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
@@ -139,8 +140,9 @@ class RecordedMachinesDirective(SphinxDirective):
         records = load_records(Path(self.env.app.confdir, RESULTS_DIR))
         machines: dict[str, dict[str, Any]] = {}
         for r in records:
-            seen = machines.setdefault(r["machine_id"], {"record": r, "pages": 0})
+            seen = machines.setdefault(r["machine_id"], {"record": r, "pages": 0, "torch": set()})
             seen["pages"] += 1
+            seen["torch"].add(r["machine"]["torch_version"])
             if r["date"] > seen["record"]["date"]:
                 seen["record"] = r
         if not machines:
@@ -149,8 +151,8 @@ class RecordedMachinesDirective(SphinxDirective):
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
                 html.escape(m["record"]["machine"]["cpu"]),
                 html.escape("; ".join(m["record"]["machine"]["gpus"]) or "none"),
-                html.escape(m["record"]["machine"]["torch_version"]),
-                f"{m['pages']} pages, latest {html.escape(m['record']['date'][:10])}",
+                html.escape(", ".join(sorted(m["torch"], key=Version))),
+                f"{m['pages']} page records, latest {html.escape(m['record']['date'][:10])}",
             )
             for _, m in sorted(machines.items())
         )
@@ -161,68 +163,6 @@ class RecordedMachinesDirective(SphinxDirective):
             f'<th scope="col">records</th></tr></thead><tbody>{rows}</tbody></table></div>'
         )
         return [nodes.raw("", table, format="html")]
-
-
-class TorchCoverageDirective(SphinxDirective):
-    """``.. torch-coverage::`` lists the entries that did not run under an older torch.
-
-    It reads the records of ``nox -s oldest-torch`` (those with a ``blocks`` list) and
-    shows, per torch version, each entry whose code failed there and the error.
-    """
-
-    def run(self) -> list[nodes.Node]:
-        runs: dict[str, list[dict[str, Any]]] = {}
-        for r in load_records(Path(self.env.app.confdir, RESULTS_DIR)):
-            if "blocks" in r:
-                runs.setdefault(r["machine"]["torch_version"], []).append(r)
-        if not runs:
-            return [nodes.paragraph(text="No run under an older torch is recorded yet.")]
-        found: list[nodes.Node] = []
-        for version, records in sorted(runs.items()):
-            blocks = [b for r in records for b in r["blocks"]]
-            failed = [(r["page"], b) for r in records for b in r["blocks"] if not b["ran"]]
-            found.append(
-                nodes.paragraph(
-                    text=(
-                        f"torch {version}: {len(blocks) - len(failed)} of {len(blocks)} code "
-                        f"blocks ran on their own ({records[0]['date'][:10]}); these did not:"
-                    )
-                )
-            )
-            found.append(self._table(failed))
-        return found
-
-    def _table(self, failed: list[tuple[str, dict[str, Any]]]) -> nodes.table:
-        from sphinx import addnodes
-
-        table = nodes.table(classes=["torch-coverage"])
-        group = nodes.tgroup(cols=3)
-        table += group
-        for width in (2, 3, 6):
-            group += nodes.colspec(colwidth=width)
-        head, body = nodes.thead(), nodes.tbody()
-        group += head
-        group += body
-        head += nodes.row(
-            "", *(nodes.entry("", nodes.paragraph(text=t)) for t in ("page", "entry", "error"))
-        )
-        seen = set()
-        for page, block in failed:
-            if (page, block["entry"]) in seen:
-                continue  # one row per entry, with its first error
-            seen.add((page, block["entry"]))
-            label = block["entry"]
-            if label.startswith("("):
-                where: nodes.Node = nodes.paragraph(text=label)
-            else:
-                ref = addnodes.pending_xref(
-                    "", nodes.literal(text=label), refdomain="std", reftype="entry",
-                    reftarget=label, refexplicit=True, refdoc=self.env.docname,
-                )  # fmt: skip
-                where = nodes.paragraph("", "", ref)
-            cells = (nodes.paragraph(text=page), where, nodes.paragraph(text=block["error"]))
-            body += nodes.row("", *(nodes.entry("", c) for c in cells))
-        return table
 
 
 def _results_digest(results: Path) -> str:
@@ -247,7 +187,6 @@ def _reread_when_results_change(
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("recorded-machines", RecordedMachinesDirective)
-    app.add_directive("torch-coverage", TorchCoverageDirective)
     app.connect("doctree-read", _add_other_machines)
     app.connect("env-get-outdated", _reread_when_results_change)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -337,7 +337,7 @@ def _keep_record(gallery_conf: dict[str, Any], fname: str | None, when: str) -> 
         notes=notes,
         machine=environment().as_dict(),
         commit=_commit(source),
-        date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     )
     target = _gallery_root(gallery_conf) / page
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -424,7 +424,7 @@ def _version(distribution: str) -> str:
         return "not installed"
 
 
-def _torch_version() -> str:
+def torch_version() -> str:
     """``torch.__version__`` without importing torch: the build's local tag included.
 
     The wheel's metadata can leave the tag out (PyPI's CUDA 13.0 wheel of 2.14.1
@@ -471,7 +471,7 @@ def page_inputs() -> dict[str, str]:
         if scraper.exists()
         else "none",
         "python": sys.version,
-        "torch": _torch_version(),
+        "torch": torch_version(),
         **{name: _version(name) for name in ("numpy", "matplotlib")},
         **{name: os.environ.get(name, "unset") for name in environ},
         "usable cpus": str(cpus),
@@ -511,7 +511,7 @@ def build_line() -> str:
     Read without importing torch, like :func:`page_inputs`; the machine stamp on
     the landing page gives the details (GPUs, threads, compiler).
     """
-    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
     return (
         f"Built on {today} with torch {_version('torch')} on {_cpu_model()} "
         f"({os.cpu_count()} logical cores)"
