@@ -719,3 +719,30 @@ def test_rank_environment_points_at_the_store(monkeypatch):
         "LOCAL_WORLD_SIZE": "3",
         "CHEATSHEET_DIST_BACKEND": "gloo",
     }
+
+
+def test_the_store_falls_back_where_libuv_refuses_a_listening_socket(monkeypatch):
+    """torch 2.5 and 2.6: the libuv store raises NotImplementedError on master_listen_fd."""
+    import torch.distributed as dist
+
+    import cheatsheet.distributed as module
+
+    calls = []
+
+    def store(*args, **kwargs):
+        calls.append(kwargs)
+        if kwargs.get("use_libuv", True):
+            raise NotImplementedError("The libuv TCPStore backend does not support it")
+        return "legacy store"
+
+    monkeypatch.setattr(dist, "TCPStore", store)
+    rendezvous = module._Rendezvous()
+    fd = rendezvous.inherited_fds[0]
+    try:
+        rendezvous.serve(2)
+        assert rendezvous._store == "legacy store"
+        assert [c.get("use_libuv") for c in calls] == [None, False]
+        assert all(c["master_listen_fd"] == fd for c in calls)
+    finally:
+        rendezvous._store = None
+        os.close(fd)

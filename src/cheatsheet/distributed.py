@@ -546,23 +546,24 @@ class _Rendezvous:
         """
         if not self.hosted or self._fd is None:
             return
-        import torch
         import torch.distributed as dist
 
         fd, self._fd = self._fd, None  # the store owns the socket from here on
-        # Before torch 2.5 the default (libuv) store cannot take a listening socket;
-        # the older implementation can.
-        legacy = torch.torch_version.TorchVersion(torch.__version__) < (2, 5)
+
+        def store(**legacy: bool) -> dist.TCPStore:
+            return dist.TCPStore(
+                "127.0.0.1", self.port, world_size, is_master=True,
+                wait_for_workers=False, master_listen_fd=fd, **legacy,
+            )  # fmt: skip
+
         try:
-            self._store = dist.TCPStore(
-                "127.0.0.1",
-                self.port,
-                world_size,
-                is_master=True,
-                wait_for_workers=False,
-                master_listen_fd=fd,
-                **({"use_libuv": False} if legacy else {}),
-            )
+            # Before torch 2.5 the default store is the older one, which takes a
+            # listening socket; the libuv store of 2.5 and 2.6 refuses it before using
+            # it (NotImplementedError), and takes it from 2.7 on.
+            try:
+                self._store = store()
+            except NotImplementedError:
+                self._store = store(use_libuv=False)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.close(fd)
