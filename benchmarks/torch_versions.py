@@ -56,12 +56,21 @@ def page_blocks(path: Path) -> list[tuple[str, Block]]:
 
 
 _PATH = re.compile(r" ?\(?/[^\s()]*/(site-packages|dist-packages)/[^\s()]*\)?")
+_ERROR = re.compile(r"^(?:\[rank \d+\] )?[\w.]+(?:Error|Exception|Interrupt): ")
 
 
 def _last_line(output: str) -> str:
-    """Return the error's last line, without this machine's paths."""
+    """Return the error's line, without this machine's paths.
+
+    That is the last exception line, but not a ``CalledProcessError``: a block that runs
+    a child process fails on the child's error, printed above it.
+    """
     lines = [line for line in output.strip().splitlines() if line.strip()]
-    return _PATH.sub("", lines[-1])[:300] if lines else ""
+    errors = [x for x in lines if _ERROR.match(x) and "CalledProcessError" not in x]
+    line = errors[-1] if errors else lines[-1] if lines else ""
+    for folder, name in ((sys.prefix, "<venv>"), (str(ROOT), "<repo>")):
+        line = line.replace(folder, name)
+    return _PATH.sub("", line)[:300]
 
 
 def not_working(folder: Path) -> set[tuple[str, str]]:

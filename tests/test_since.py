@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -107,3 +108,44 @@ def test_every_entry_the_pytorch2_index_dates_has_a_since():
     assert len(dated) >= 20
     known = {entry for _, entry in entry_since(_version_runs(), "99.0")}
     assert set(dated) <= known, sorted(set(dated) - known)
+
+
+def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
+    import torch_versions  # benchmarks/, on the path through pytest's pythonpath setting
+
+    child = (
+        "Traceback (most recent call last):\n"
+        f'  File "{torch_versions.ROOT}/x.py", line 1\n'
+        "AttributeError: module 'torch' has no attribute 'accelerator'\n"
+        f"subprocess.CalledProcessError: Command '['{sys.prefix}/bin/python']' returned 1.\n"
+    )
+    assert torch_versions._last_line(child) == (
+        "AttributeError: module 'torch' has no attribute 'accelerator'"
+    )
+    alone = f"subprocess.CalledProcessError: Command '['{sys.prefix}/bin/python', '-c']'"
+    assert torch_versions._last_line(alone) == (
+        "subprocess.CalledProcessError: Command '['<venv>/bin/python', '-c']'"
+    )
+
+
+def test_a_later_release_retries_only_the_entries_that_did_not_work(tmp_path):
+    import torch_versions
+
+    folder = tmp_path / "m-torch-2.4.1" / "p"
+    folder.mkdir(parents=True)
+    run = _record("2.4.1", "p/a", ("ok", True, ""), ("bad", False, ""), ("guarded", True, "g"))
+    (folder / "a.json").write_text(json.dumps(run))
+    assert torch_versions.not_working(tmp_path / "m-torch-2.4.1") == {
+        ("p/a", "bad"), ("p/a", "guarded")
+    }  # fmt: skip
+
+
+def test_each_block_of_a_page_belongs_to_the_entry_above_it():
+    import torch_versions
+
+    blocks = torch_versions.page_blocks(ROOT / "examples" / "pytorch2" / "whats_new.py")
+    entries = [entry for entry, _ in blocks]
+    assert entries[0] == "(page top)" or entries[0].startswith("pt2-whats-new-")
+    assert "pt2-whats-new-polar" in entries
+    polar = next(b for e, b in blocks if e == "pt2-whats-new-polar")
+    assert "torch.linalg.polar" in polar.code
