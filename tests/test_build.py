@@ -361,7 +361,7 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     [note] = soup.select("p.since-note")  # only there: the other entries work under 2.4.1
     assert note in unit.find_all("p")
     assert "Needs torch 2.8 or newer" in note.get_text()
-    assert "did not work under 2.6.0 and works from 2.8.0 on" in note.get_text()
+    assert "did not work under 2.6.0 (needs torch 2.8) and works from 2.8.0 on" in note.get_text()
     [since] = BeautifulSoup(gallery, "html.parser").select("span.since")
     assert since.get_text() == "2.8"
     [table] = soup.select("#on-other-machines table")

@@ -123,9 +123,10 @@ def _since_of(app: Sphinx) -> dict[str, Since]:
 
 
 def _note(since: Since) -> str:
+    error = since.error if len(since.error) <= 160 else since.error[:159] + "…"
     return (
         f"Needs torch {since.release} or newer: measured, this entry's code did not work "
-        f"under {since.last_failing} and works from {since.first} on."
+        f"under {since.last_failing} ({error}) and works from {since.first} on."
     )
 
 
@@ -141,12 +142,7 @@ class SinceRole(SphinxRole):
                 line=self.lineno,
             )
             return [nodes.problematic(self.rawtext, self.rawtext, refid=msg["ids"][0])], [msg]
-        title = (
-            f"works under {since.oldest}, the oldest release tried"
-            if since.at_oldest
-            else _note(since)
-        )
-        return [nodes.inline(self.rawtext, since.release, classes=["since"], title=title)], []
+        return [nodes.inline(self.rawtext, since.release, classes=["since"])], []
 
 
 def _mark_entries(app: Sphinx, doctree: nodes.document) -> None:
