@@ -56,7 +56,8 @@ def page_blocks(path: Path) -> list[tuple[str, Block]]:
 
 
 _PATH = re.compile(r" ?\(?/[^\s()]*/(site-packages|dist-packages)/[^\s()]*\)?")
-_ERROR = re.compile(r"^(?:\[rank \d+\] )?[\w.]+(?:Error|Exception|Interrupt): ")
+# "RuntimeError: ...", "torch._dynamo.exc.Unsupported: ...", "[rank 1] TypeError: ..."
+_ERROR = re.compile(r"^(?:\[rank \d+\] )?(?:[a-z_]\w*\.)*[A-Z]\w*: ")
 
 
 def _last_line(output: str) -> str:

@@ -122,6 +122,8 @@ def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
     assert torch_versions._last_line(child) == (
         "AttributeError: module 'torch' has no attribute 'accelerator'"
     )
+    dynamo = "torch._dynamo.exc.Unsupported: graph break\nSet TORCHDYNAMO_VERBOSE=1 for more: see\n"
+    assert torch_versions._last_line(dynamo) == "torch._dynamo.exc.Unsupported: graph break"
     alone = f"subprocess.CalledProcessError: Command '['{sys.prefix}/bin/python', '-c']'"
     assert torch_versions._last_line(alone) == (
         "subprocess.CalledProcessError: Command '['<venv>/bin/python', '-c']'"
