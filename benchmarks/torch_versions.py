@@ -148,5 +148,5 @@ if __name__ == "__main__":
     parser.add_argument("results", type=Path)
     parser.add_argument("pages", nargs="*")
     parser.add_argument("--retry-from", type=Path, default=None)
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     sys.exit(main(args.results, args.pages, args.retry_from))
