@@ -57,8 +57,7 @@ torch.set_default_device("meta")
 print("after set_default_device('meta'):", torch.get_default_device())
 print("torch.zeros(2, 3):", torch.zeros(2, 3))
 torch.set_default_device(None)
-print("after set_default_device(None): ", torch.get_default_device())
-print("torch.zeros(2, 3).device:", torch.zeros(2, 3).device)
+print("after set_default_device(None), torch.zeros(2, 3).device:", torch.zeros(2, 3).device)
 
 # %%
 # .. _pt2-default-device-with:
@@ -326,7 +325,9 @@ overhead
 # ----------------------
 # A default device is global state: libraries and tests that run later see it
 # too. Prefer the ``with`` block; after ``set_default_device``, restore with
-# ``None`` (or the device you read before changing it).
+# ``None`` (or the device you read before changing it). Older releases raise
+# ``AttributeError`` from ``get_default_device()`` after a reset to ``None``;
+# the note under this title, measured, says from which release it works.
 import torch
 
 previous = torch.get_default_device()

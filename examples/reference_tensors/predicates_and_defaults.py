@@ -207,7 +207,7 @@ import torch
 torch.set_default_device("meta")
 print(torch.get_default_device(), torch.ones(2, 2).device)
 torch.set_default_device(None)  # restore: back to the CPU
-torch.get_default_device()
+torch.ones(2, 2).device
 
 # %%
 # .. _api-torch-set-printoptions:

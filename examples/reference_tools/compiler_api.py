@@ -236,12 +236,11 @@ with torch.compiler.set_stance("fail_on_recompile"):
 # Each compiled function keeps at most this many graphs (8 by default; older
 # releases called it ``cache_size_limit``); past it, Dynamo warns once and runs
 # the function eagerly. Lowered to 2 here, with ``dynamic=False`` so that each
-# new length needs its own graph: the third length hits the limit. Dynamo's
-# warning goes to stderr (caught here, its first line printed);
-# ``set_logs(recompiles=True)`` (``TORCH_LOGS=recompiles``) adds the reason for
-# each recompile.
-import contextlib
-import io
+# new length needs its own graph: the third length hits the limit. Dynamo logs
+# a warning through ``logging`` (a handler keeps it here, and its first line is
+# printed); ``set_logs(recompiles=True)`` (``TORCH_LOGS=recompiles``) adds the
+# reason for each recompile.
+import logging
 
 import torch
 import torch._dynamo
@@ -254,17 +253,29 @@ def count(gm, example_inputs):  # a backend that counts the graphs it is handed
     return gm.forward
 
 
+class Keep(logging.Handler):  # keeps log messages instead of printing them
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
 print("default limit:", torch._dynamo.config.recompile_limit)
-log = io.StringIO()
-with torch._dynamo.config.patch(recompile_limit=2), contextlib.redirect_stderr(log):
-    cosine = torch.compile(lambda x: x.cos() + 1, backend=count, dynamic=False)
-    for length in range(1, 5):
-        cosine(torch.ones(length))
+dynamo_log, kept = logging.getLogger("torch._dynamo"), Keep()
+dynamo_log.addHandler(kept)
+dynamo_log.propagate = False  # not to stderr as well
+try:
+    with torch._dynamo.config.patch(recompile_limit=2):
+        cosine = torch.compile(lambda x: x.cos() + 1, backend=count, dynamic=False)
+        for length in range(1, 5):
+            cosine(torch.ones(length))
+finally:
+    dynamo_log.removeHandler(kept)
+    dynamo_log.propagate = True
 print("graphs compiled for 4 lengths:", len(graphs))
-print(
-    "stderr:",
-    next(line for line in log.getvalue().splitlines() if "hit config" in line).split("] ")[-1],
-)
+print("Dynamo's warning:", kept.messages[0].splitlines()[0])
 
 # %%
 # .. _api-compiler-reset:
