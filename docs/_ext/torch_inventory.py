@@ -11,6 +11,13 @@ tag of the torch version the site is built with::
     git -C /tmp/pytorch sparse-checkout set docs/source
     python docs/_ext/torch_inventory.py /tmp/pytorch/docs/source
 
+The inventory now in the repository (2.14, 1,823 names) was not written from that
+checkout: the machine that wrote it could not reach GitHub. Its source was an offline
+store's newest copy of each ``docs/source`` file, each last changed at its own commit
+of pytorch/pytorch after 2.13 (``accelerator.md`` at 6b5159ef8fee), so no single
+commit names it. Every name was then checked against the installed torch 2.14.1, as
+always; the next refresh from the tag replaces it.
+
 It reads what Sphinx would make of those pages without running Sphinx on them:
 
 - ``autosummary`` lists with ``:toctree: DIR`` give each entry its own page,
