@@ -109,6 +109,9 @@ def main(out: Path, only: list[str], retry_from: Path | None) -> int:
             (p, [(e, b) for e, b in blocks if (f"{p.parent.name}/{p.stem}", e) in wanted])
             for p, blocks in plan
         ]
+        for path, blocks in plan:  # a page all of whose entries work now: no record
+            if not blocks:
+                (out / path.parent.name / f"{path.stem}.json").unlink(missing_ok=True)
         plan = [(p, blocks) for p, blocks in plan if blocks]
         print(f"{sum(len(b) for _, b in plan)} blocks of {len(wanted)} entries that did not "
               f"work in {retry_from.name}")  # fmt: skip

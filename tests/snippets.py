@@ -162,12 +162,10 @@ def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
         return Outcome(
             block, False, f"timed out after {timeout:.0f} s", time.perf_counter() - start
         )
-    return Outcome(
-        block,
-        done.returncode == 0,
-        (done.stdout + done.stderr)[-4000:],
-        time.perf_counter() - start,
-    )
+    output = done.stdout + done.stderr
+    if done.returncode < 0:  # no traceback: say what ended it
+        output += f"\nkilled by {signal.Signals(-done.returncode).name}"
+    return Outcome(block, done.returncode == 0, output[-4000:], time.perf_counter() - start)
 
 
 def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
@@ -190,6 +188,8 @@ def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
             output = result["output"]
             if result["code"] == "timeout":
                 output += f"\ntimed out after {timeout:.0f} s"
+            elif result["code"] < 0:  # no traceback: say what ended it
+                output += f"\nkilled by {signal.Signals(-result['code']).name}"
             yield Outcome(block, ok, output, result["seconds"])
     finally:
         server.stdin.close()

@@ -76,6 +76,15 @@ def test_a_failing_exit_code_and_a_hung_block_are_failures():
     assert "timed out" in second.output
 
 
+@pytest.mark.parametrize("fresh", [False, True])
+def test_a_block_killed_by_a_signal_says_which(fresh):
+    """A crash in C++ leaves no traceback; the output ends with the signal instead."""
+    crash = Block("c", "import os, signal\nprint('before')\nos.kill(os.getpid(), signal.SIGABRT)\n")
+    [outcome] = run_alone([crash], jobs=1, fresh=fresh)
+    assert not outcome.ok
+    assert outcome.output.rstrip().endswith("killed by SIGABRT")
+
+
 def test_only_a_lost_gloo_connection_gets_a_second_run(tmp_path):
     def block(name, message):
         # Counts its runs in a file; fails on the first run with ``message``.
