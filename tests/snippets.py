@@ -135,7 +135,7 @@ for line in sys.stdin:
     with open(out, errors="replace") as f:
         text = f.read()
     os.unlink(out)
-    print(json.dumps({"code": code, "output": text[-4000:], "seconds": time.perf_counter() - start}), flush=True)
+    print(json.dumps({"code": code, "output": text[-20000:], "seconds": time.perf_counter() - start}), flush=True)
 """
 
 
@@ -165,7 +165,7 @@ def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
     output = done.stdout + done.stderr
     if done.returncode < 0:  # no traceback: say what ended it
         output += f"\nkilled by {signal.Signals(-done.returncode).name}"
-    return Outcome(block, done.returncode == 0, output[-4000:], time.perf_counter() - start)
+    return Outcome(block, done.returncode == 0, output[-20000:], time.perf_counter() - start)
 
 
 def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
