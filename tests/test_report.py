@@ -580,7 +580,7 @@ def test_environment_reads_each_field_from_its_source(monkeypatch, stamp):
             assert tz is datetime.UTC
             return datetime.datetime(2030, 1, 2, 23, 59, tzinfo=tz)
 
-    monkeypatch.setattr(report, "_dt", SimpleNamespace(datetime=Clock, timezone=datetime.timezone))
+    monkeypatch.setattr(report, "_dt", SimpleNamespace(datetime=Clock, UTC=datetime.UTC))
     monkeypatch.setattr(report, "_cpu_model", lambda: "cpu model")
     monkeypatch.setattr(report, "_gpus", lambda: ("gpu",))
     monkeypatch.setattr(report, "_cpp_compiler", lambda: "/bin/cc")

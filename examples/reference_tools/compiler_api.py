@@ -240,6 +240,8 @@ with torch.compiler.set_stance("fail_on_recompile"):
 # a warning through ``logging`` (a handler keeps it here, and its first line is
 # printed); ``set_logs(recompiles=True)`` (``TORCH_LOGS=recompiles``) adds the
 # reason for each recompile.
+import contextlib
+import io
 import logging
 
 import torch
@@ -265,15 +267,13 @@ class Keep(logging.Handler):  # keeps log messages instead of printing them
 print("default limit:", torch._dynamo.config.recompile_limit)
 dynamo_log, kept = logging.getLogger("torch._dynamo"), Keep()
 dynamo_log.addHandler(kept)
-dynamo_log.propagate = False  # not to stderr as well
-try:
-    with torch._dynamo.config.patch(recompile_limit=2):
+try:  # torch's own handler prints it to stderr as well: swallowed here
+    with torch._dynamo.config.patch(recompile_limit=2), contextlib.redirect_stderr(io.StringIO()):
         cosine = torch.compile(lambda x: x.cos() + 1, backend=count, dynamic=False)
         for length in range(1, 5):
             cosine(torch.ones(length))
 finally:
     dynamo_log.removeHandler(kept)
-    dynamo_log.propagate = True
 print("graphs compiled for 4 lengths:", len(graphs))
 print("Dynamo's warning:", kept.messages[0].splitlines()[0])
 
