@@ -33,7 +33,7 @@ def _record(version: str, page: str, *blocks: tuple[str, bool, str]) -> dict:
 def test_an_entry_that_works_under_the_oldest_release_works_since_then():
     runs = [_record("2.4.1+cu121", "p/a", ("old", True, ""))]
     since = entry_since(runs, "2.14.1+cu130")[("p/a", "old")]
-    assert since == Since("p/a", "old", "2.4.1", "2.4.1", None, "")
+    assert since == Since("p/a", "old", "2.4.1", None, "")
     assert since.at_oldest
     assert since.release == "≤ 2.4"
 

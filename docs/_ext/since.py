@@ -26,13 +26,10 @@ from typing import Any
 from docutils import nodes
 from packaging.version import Version
 from sphinx.application import Sphinx
-from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from machines import RESULTS_DIR, load_records
 from sitebuild import torch_version
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -42,7 +39,6 @@ class Since:
     page: str
     entry: str
     first: str  # the first release tried from which it works (full version)
-    oldest: str  # the oldest release tried
     last_failing: str | None  # the newest release tried under which it did not work
     error: str  # what it raised (or printed) there; "" when it works under the oldest
 
@@ -61,6 +57,11 @@ def _plain(version: str) -> str:
     return Version(version).base_version  # "2.14.1+cu130" -> "2.14.1"
 
 
+def _works(block: dict[str, Any]) -> bool:
+    """Whether a block ran its call: it ran, and did not only print a version guard."""
+    return block["ran"] and not block.get("guard")
+
+
 def entry_since(records: list[dict[str, Any]], built_with: str) -> dict[tuple[str, str], Since]:
     """Return the since release of every (page, entry) that the block records name.
 
@@ -77,7 +78,7 @@ def entry_since(records: list[dict[str, Any]], built_with: str) -> dict[tuple[st
         versions.add(version)
         for block in record["blocks"]:
             key = (record["page"], block["entry"])
-            ok = block["ran"] and not block.get("guard")
+            ok = _works(block)
             seen = works.setdefault(key, {})
             seen[version] = seen.get(version, True) and ok
             if not ok:
@@ -101,7 +102,6 @@ def entry_since(records: list[dict[str, Any]], built_with: str) -> dict[tuple[st
             page=key[0],
             entry=key[1],
             first=str(first),
-            oldest=str(oldest),
             last_failing=None if last is None else str(last),
             error="" if last is None else errors[(key, last)],
         )
@@ -172,7 +172,7 @@ class TorchCoverageDirective(SphinxDirective):
         lines = []
         for version, runs in sorted(by_version.items()):
             blocks = [b for r in runs for b in r["blocks"]]
-            ok = sum(b["ran"] and not b.get("guard") for b in blocks)
+            ok = sum(_works(b) for b in blocks)
             what = "every block" if version == oldest else "the blocks that did not work there"
             lines.append(
                 f"torch {version} ({runs[0]['date'][:10]}): {what}; {ok} of {len(blocks)} work."

@@ -557,9 +557,9 @@ class _Rendezvous:
             )  # fmt: skip
 
         try:
-            # Before torch 2.5 the default store is the older one, which takes a
-            # listening socket; the libuv store of 2.5 and 2.6 refuses it before using
-            # it (NotImplementedError), and takes it from 2.7 on.
+            # The default (libuv) store of some releases refuses a listening socket
+            # before using it (NotImplementedError, seen under 2.5 and 2.6); the older
+            # store takes it.
             try:
                 self._store = store()
             except NotImplementedError:
