@@ -297,9 +297,34 @@ def _oldest_torch() -> str:
     bound = next(d for d in PYPROJECT["project"]["dependencies"] if d.startswith("torch"))
     return bound.split(">=")[1]
 
+# The optional packages some entries need (ONNX export, torchao), at versions released with
+# each torch minor release: the version runs install them, so that an entry's skip branch
+# never stands in for a measurement. A release missing here, or whose install fails, runs
+# without them, and those entries say "not measured" under it. The site's own torch takes
+# the pins of constraints.txt.
+OPTIONAL_PACKAGES = ("torchao", "onnx", "onnxscript", "onnxruntime")
+OPTIONAL_FOR_TORCH = {
+    "2.4": ("torchao==0.4.0", "onnx==1.16.2", "onnxscript==0.1.0", "onnxruntime==1.18.1"),
+    "2.5": ("torchao==0.6.1", "onnx==1.17.0", "onnxscript==0.1.0", "onnxruntime==1.19.2"),
+    "2.6": ("torchao==0.8.0", "onnx==1.17.0", "onnxscript==0.2.0", "onnxruntime==1.20.1"),
+    "2.7": ("torchao==0.10.0", "onnx==1.17.0", "onnxscript==0.2.5", "onnxruntime==1.21.1"),
+    "2.8": ("torchao==0.12.0", "onnx==1.18.0", "onnxscript==0.4.0", "onnxruntime==1.22.1"),
+    "2.9": ("torchao==0.14.1", "onnx==1.19.1", "onnxscript==0.5.4", "onnxruntime==1.23.1"),
+    "2.10": ("torchao==0.15.0", "onnx==1.20.1", "onnxscript==0.5.7", "onnxruntime==1.24.1"),
+    "2.11": ("torchao==0.17.0", "onnx==1.21.0", "onnxscript==0.6.0", "onnxruntime==1.26.0"),
+    "2.12": ("torchao==0.17.0", "onnx==1.22.0", "onnxscript==0.6.2", "onnxruntime==1.28.0"),
+    "2.13": ("torchao==0.18.0", "onnx==1.23.0", "onnxscript==0.7.0", "onnxruntime==1.30.0"),
+}
 
-def _under_torch(session: nox.Session, requirement: str, *args: str) -> None:
-    """Install ``requirement`` (a torch release) and run every page's blocks under it."""
+def _pinned(name: str) -> str:
+    """The version constraints.txt pins for ``name``."""
+    for line in CONSTRAINTS_FILE.read_text().splitlines():
+        if line.split("==")[0].strip().lower() == name:
+            return line.split("==")[1].strip()
+    raise LookupError(f"{name} is not pinned in {CONSTRAINTS_FILE.name}")
+
+def _under_torch(session: nox.Session, minor: str, requirement: str, *args: str) -> None:
+    """Install torch (``requirement``, of release ``minor``) and what fits it; measure the pages."""
     # The pinned torch's own CUDA stack (nvidia-*, cuda-*, triton) is not the old torch's,
     # and older releases pin their own sympy (2.5 and 2.6: sympy==1.13.1).
     names = {
@@ -309,18 +334,30 @@ def _under_torch(session: nox.Session, requirement: str, *args: str) -> None:
         "triton",
         "sympy",
         "mpmath",
+        *OPTIONAL_PACKAGES,
     }
     pins = _constraints_without(theirs, Path(session.create_tmp()) / "constraints.txt")
-    session.install("-c", str(pins), requirement, "-e", ".", "sphinx-gallery", "beautifulsoup4")
+    session.install("-c", str(pins), requirement, "-e", ".", "sphinx-gallery", "beautifulsoup4",
+                    "jsonschema")  # fmt: skip
+    pinned = _pinned("torch")
+    if minor == ".".join(pinned.split(".")[:2]):
+        optional = tuple(f"{n}=={_pinned(n)}" for n in OPTIONAL_PACKAGES)
+    else:
+        optional = OPTIONAL_FOR_TORCH.get(minor, ())
+    if optional:
+        try:
+            session.install("-c", str(pins), requirement, *optional)
+        except nox.command.CommandFailed:
+            session.warn(f"could not install {' '.join(optional)} beside {requirement}: "
+                         "the entries that need them are not measured under it")  # fmt: skip
     session.run("python", "benchmarks/torch_versions.py", "results", *args,
                 env={"MPLBACKEND": "agg"})  # fmt: skip
-
 
 @nox.session(name="oldest-torch")
 def oldest_torch(session: nox.Session) -> None:
     """Run every page's blocks under the oldest torch pyproject.toml allows; record what runs."""
-    _under_torch(session, f"torch~={_oldest_torch()}.0", *session.posargs)
-
+    oldest = _oldest_torch()
+    _under_torch(session, oldest, f"torch~={oldest}.0", *session.posargs)
 
 @nox.session(name="torch-version")
 def torch_version(session: nox.Session) -> None:
@@ -331,8 +368,8 @@ def torch_version(session: nox.Session) -> None:
     oldest = sorted(ROOT.glob(f"results/*-torch-{_oldest_torch()}.*"))
     if not oldest:
         session.error(f"no records of torch {_oldest_torch()} in results/: run nox -s oldest-torch")
-    _under_torch(session, f"torch=={version}", "--retry-from", str(oldest[-1]), *pages)
-
+    minor = ".".join(version.split(".")[:2])
+    _under_torch(session, minor, f"torch=={version}", "--retry-from", str(oldest[-1]), *pages)
 
 @nox.session(venv_backend="none")
 def records(session: nox.Session) -> None:
@@ -349,13 +386,11 @@ def records(session: nox.Session) -> None:
         shutil.copy2(page, target / page.parent.name / page.name)
     session.log(f"{len(pages)} records of {machine} in {target.relative_to(ROOT)}")
 
-
 @nox.session(venv_backend="none")
 def buildperf(session: nox.Session) -> None:
     """Time a cold build, a rebuild with nothing changed, and one after touching an example."""
     run = _site_env(session)
     run("python", "benchmarks/build_speed.py", *session.posargs)
-
 
 @nox.session
 def mutation(session: nox.Session) -> None:

@@ -1,87 +1,295 @@
-"""Which pages and entries run under the torch of this interpreter.
+"""Which entries work under the torch of this interpreter: their probes and their code.
 
-Every code block runs alone in its own process, as in the site's blocks test, and each
-page gets a record (the format of ``cheatsheet.records``) with a ``blocks`` list: the
-entry each block belongs to, whether it ran, and whether it only printed a version
-guard ("needs torch 2.14") in place of the call.
+Each entry of a page (a labelled section, ``cheatsheet.entries``) is measured two ways:
 
-Under the oldest torch that ``pyproject.toml`` allows (``nox -s oldest-torch``) every
-block runs: the records say whether that bound holds. Under a later release
-(``nox -s torch-version -- 2.8.0``) only the entries that did not work under the oldest
-run again; together the records give the first release from which each entry works
-(``since``, on the pages). ::
+- its **probe** (``docs/probes.toml``), the smallest code that makes the call the entry
+  documents, run alone in a fresh interpreter (under torchrun when it needs ranks), and
+  its API checked against this release: each name imports, each keyword argument is in
+  the call's signature;
+- each of its **code blocks**, run alone as the site's blocks test runs them.
+
+Code that fails is run twice more: a failure counts only when it reproduces, and code
+that fails once and works otherwise is "flaky". Code that prints a line starting with
+"skipped" took a branch that leaves its call out, and is "skipped", not "works"; a probe
+whose optional packages are missing is "skipped" without running. One record per page,
+``results/<machine-id>-torch-<version>/<folder>/<page>.json``, carries per entry the
+digest of the code it measured (``Entry.digest``), so the build can tell a record of
+older code (stale) from one of the code it shows.
+
+Under the oldest torch ``pyproject.toml`` allows (``nox -s oldest-torch``) every entry
+runs. Under a later release (``nox -s torch-version -- 2.8.0``) every probe runs, and the
+code of the entries that did not all work under the oldest. ::
 
     python benchmarks/torch_versions.py results [--retry-from FOLDER] [PAGE ...]
 
-writes ``results/<machine-id>-torch-<version>/<folder>/<page>.json``. ``--retry-from``
-names the oldest run's folder; pages name ``examples/<folder>/<page>.py`` files to run
-again, the others keep their records.
+``--retry-from`` names the oldest run's folder; pages name ``examples/<folder>/<page>.py``
+files to run again, the others keep their records. docs/_ext/since.py reads the records.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import importlib
+import importlib.util
+import inspect
 import json
+import os
 import re
+import socket
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PROBES = ROOT / "docs" / "probes.toml"
 sys.path.insert(0, str(ROOT / "tests"))
 
 from snippets import Block, run_alone  # the tests' block runner, on the path above
 
-_LABEL = re.compile(r"^\.\. _([\w-]+):$", re.MULTILINE)
-# A block that cannot run its call on an older torch prints this in its place.
-_GUARD = re.compile(r"needs torch \d+\.\d+[^\n]*")
+from cheatsheet.entries import (
+    FAILS,
+    SKIPPED,
+    WORKS,
+    Entry,
+    Probe,
+    block_status,
+    load_probes,
+    page_entries,
+    repeated_status,
+    skip_reason,
+)
 
-
-def page_blocks(path: Path) -> list[tuple[str, Block]]:
-    """Each code block of an example with the label of the entry it belongs to."""
-    from sphinx_gallery.py_source_parser import remove_config_comments, split_code_and_text_blocks
-
-    entry, found = "(page top)", []
-    for label, content, lineno in split_code_and_text_blocks(str(path))[1]:
-        if label == "text":
-            labels = _LABEL.findall(content)
-            entry = labels[-1] if labels else entry
-            continue
-        code = remove_config_comments(content).strip()
-        if code:
-            origin = f"{path.relative_to(ROOT).as_posix()}:{lineno}"
-            found.append((entry, Block(origin, code + "\n")))
-    return found
-
+# Code that fails is run this many times in all before its failure counts.
+RUNS_OF_A_FAILURE = 3
+PROBE_TIMEOUT_S = 300.0
 
 _PATH = re.compile(r" ?\(?/[^\s()]*/(site-packages|dist-packages)/[^\s()]*\)?")
 # "RuntimeError: ...", "torch._dynamo.exc.Unsupported: ...", "[rank 1] TypeError: ..."
-_ERROR = re.compile(r"^(?:\[rank \d+\] )?(?:[a-z_]\w*\.)*[A-Z]\w*: ")
+_ERROR = re.compile(r"^(?:\[rank\s*\d+\]:?\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*: ")
 
 
 def _last_line(output: str) -> str:
     """Return the error's line, without this machine's paths.
 
     That is the last exception line, but not a ``CalledProcessError``: a block that runs
-    a child process fails on the child's error, printed above it.
+    a child process fails on the child's error, printed above it. A run killed by a
+    signal or a timeout says so on its last line.
     """
     lines = [line for line in output.strip().splitlines() if line.strip()]
     errors = [x for x in lines if _ERROR.match(x) and "CalledProcessError" not in x]
     line = errors[-1] if errors else lines[-1] if lines else ""
+    if lines and lines[-1].startswith(("killed by SIG", "timed out after")) and line != lines[-1]:
+        line = f"{line} ({lines[-1]})"
     for folder, name in ((sys.prefix, "<venv>"), (str(ROOT), "<repo>")):
         line = line.replace(folder, name)
     return _PATH.sub("", line)[:300]
 
 
+# -- Probes ---------------------------------------------------------------------
+
+
+def api_missing(specs: Iterable[str]) -> list[str]:
+    """Return what this torch lacks of ``specs``: names that do not import, arguments not taken.
+
+    A spec is a dotted name (``torch.nn.attention.SDPBackend.FLASH_ATTENTION``) or a call
+    with the keyword arguments it passes (``torch.onnx.export(dynamo=)``). A callable
+    whose signature takes ``**kwargs`` counts as taking any keyword.
+    """
+    missing = []
+    for spec in specs:
+        name, _, args = spec.partition("(")
+        keywords = [a.strip().rstrip("=") for a in args.rstrip(")").split(",") if a.strip()]
+        found = _resolve(name)
+        if found is None:
+            missing.append(name)
+            continue
+        try:
+            params = inspect.signature(found).parameters
+        except (TypeError, ValueError):
+            continue  # a builtin without a signature: its names are all we can check
+        takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+        missing += [f"{name}({k}=)" for k in keywords if k not in params and not takes_any]
+    return missing
+
+
+def _resolve(dotted: str) -> object | None:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            found = getattr(found, attribute, None)
+            if found is None:
+                return None
+        return found
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_probe_once(code: str, ranks: int, timeout_s: float = PROBE_TIMEOUT_S) -> tuple[bool, str]:
+    """Run code alone in a fresh interpreter, under torchrun when it needs ``ranks``."""
+    with tempfile.TemporaryDirectory(prefix="probe-") as folder:
+        script = Path(folder, "probe.py")
+        script.write_text(code, encoding="utf-8")
+        command = [sys.executable, str(script)]
+        if ranks:
+            command = [
+                sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={ranks}",
+                "--rdzv-backend=c10d", f"--rdzv-endpoint=127.0.0.1:{_free_port()}",
+                "--max-restarts=0", str(script),
+            ]  # fmt: skip
+        env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
+        try:
+            done = subprocess.run(
+                command, cwd=folder, env=env, capture_output=True, text=True,
+                timeout=timeout_s, stdin=subprocess.DEVNULL, check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as err:
+            output = err.stdout.decode(errors="replace") if isinstance(err.stdout, bytes) else ""
+            return False, f"{output}\ntimed out after {timeout_s:.0f} s"
+    output = done.stdout + done.stderr
+    if done.returncode < 0:
+        import signal
+
+        output += f"\nkilled by {signal.Signals(-done.returncode).name}"
+    return done.returncode == 0, output[-20000:]
+
+
+def _missing_packages(probe: Probe) -> list[str]:
+    return [name for name in probe.needs if importlib.util.find_spec(name) is None]
+
+
+# -- Running code until its outcome is sure ----------------------------------------------
+
+
+@dataclass
+class _Part:
+    """One probe or code block to run, and what its runs showed."""
+
+    origin: str
+    code: str
+    ranks: int = 0
+    statuses: list[str] = field(default_factory=list)
+    error: str = ""
+
+    def row(self) -> dict:
+        return {"status": repeated_status(self.statuses) if self.statuses else SKIPPED,
+                "runs": len(self.statuses), "failures": self.statuses.count(FAILS),
+                "error": self.error}  # fmt: skip
+
+
+def _run(parts: list[_Part]) -> None:
+    """Run every part alone; run a failing one again until it has failed three times.
+
+    Plain code runs in the site's block runner (a fresh namespace forked from a process
+    that imported torch, two at a time); code that needs ranks runs under torchrun.
+    """
+    todo = list(parts)
+    while todo:
+        plain = [p for p in todo if not p.ranks]
+        outcomes = run_alone([Block(p.origin, p.code) for p in plain])
+        results = [(p, o.ok, o.output) for p, o in zip(plain, outcomes, strict=True)]
+        for p in (p for p in todo if p.ranks):
+            results.append((p, *run_probe_once(p.code, p.ranks)))
+        for p, ok, output in results:
+            p.statuses.append(block_status(ok, output))
+            if p.statuses[-1] == FAILS and not p.error:
+                p.error = _last_line(output)
+            elif p.statuses[-1] == SKIPPED and not p.error:
+                p.error = skip_reason(output)
+        todo = [p for p in todo if p.statuses[-1] == FAILS and len(p.statuses) < RUNS_OF_A_FAILURE]
+
+
+# -- A page's record -------------------------------------------------------------------
+
+
+def entry_works(row: dict) -> bool:
+    """Whether an entry's record shows its probe and all its code working."""
+    parts = [b["status"] for b in row["blocks"]]
+    if row.get("probe"):
+        parts.append(row["probe"]["status"])
+    return all(p == WORKS for p in parts)
+
+
 def not_working(folder: Path) -> set[tuple[str, str]]:
-    """Return the (page, entry) pairs whose blocks failed, or only printed a guard."""
+    """Return the (page, entry) pairs of a run whose record shows anything but "works"."""
     found = set()
     for path in sorted(folder.glob("*/*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
-        for block in record.get("blocks", []):
-            if not block["ran"] or block.get("guard"):
-                found.add((record["page"], block["entry"]))
+        for row in record.get("entries", []):
+            if not entry_works(row):
+                found.add((record["page"], row["entry"]))
+    return found
+
+
+@dataclass
+class _Plan:
+    """What one entry of one page runs under this release."""
+
+    entry: Entry
+    probe: Probe | None
+    probe_part: _Part | None
+    skipped_probe: str
+    blocks: list[_Part]
+
+    def row(self) -> dict:
+        probe = None
+        if self.probe is not None:
+            missing = api_missing(self.probe.api)
+            if self.probe_part is None:
+                probe = {"status": SKIPPED, "runs": 0, "failures": 0, "error": self.skipped_probe}
+            else:
+                probe = self.probe_part.row()
+            probe = {"api_missing": missing, **probe}
+        return {"entry": self.entry.label,
+                "source_sha256": self.entry.digest(self.probe.code if self.probe else ""),
+                "probe": probe, "blocks": [{"origin": b.origin, **b.row()} for b in self.blocks]}  # fmt: skip
+
+
+def plan_page(
+    entries: list[Entry], probes: dict[str, Probe], with_code: set[str] | None
+) -> list[_Plan]:
+    """Choose what runs: every probe, and the code of the entries ``with_code`` names (all if None)."""
+    plans = []
+    for entry in entries:
+        probe = probes.get(entry.label)
+        measured = with_code is None or entry.label in with_code
+        if probe is None and not measured:
+            continue
+        part, skipped = None, ""
+        if probe is not None:
+            missing = _missing_packages(probe)
+            if missing:
+                skipped = f"not installed under this release: {', '.join(missing)}"
+            else:
+                part = _Part(f"docs/probes.toml [{probe.label}]", probe.code, probe.ranks)
+        blocks = [_Part(b.origin, b.code) for b in entry.blocks] if measured else []
+        plans.append(_Plan(entry, probe, part, skipped, blocks))
+    return plans
+
+
+def _packages() -> dict[str, str]:
+    """The versions of the optional packages some entries need, as installed here."""
+    import importlib.metadata as metadata
+
+    found = {}
+    for name in ("torchao", "onnx", "onnxscript", "onnxruntime"):
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "not installed"
     return found
 
 
@@ -99,50 +307,48 @@ def main(out: Path, only: list[str], retry_from: Path | None) -> int:
     date = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     machine = environment().as_dict()
     out = out / f"{records.machine_id(machine)}-torch-{torch.__version__.split('+')[0]}"
+    probes = load_probes(PROBES)
     pages = sorted(ROOT.glob("examples/*/*.py"))
     if only:  # rerun some pages; the others keep their records
         pages = [p for p in pages if p.relative_to(ROOT).as_posix() in only]
-    plan = [(p, page_blocks(p)) for p in pages]
-    if retry_from is not None:
-        wanted = not_working(retry_from)
-        plan = [
-            (p, [(e, b) for e, b in blocks if (f"{p.parent.name}/{p.stem}", e) in wanted])
-            for p, blocks in plan
-        ]
-        for path, blocks in plan:  # a page all of whose entries work now: no record
-            if not blocks:
-                (out / path.parent.name / f"{path.stem}.json").unlink(missing_ok=True)
-        plan = [(p, blocks) for p, blocks in plan if blocks]
-        print(f"{sum(len(b) for _, b in plan)} blocks of {len(wanted)} entries that did not "
-              f"work in {retry_from.name}")  # fmt: skip
-    outcomes = iter(run_alone([b for _, blocks in plan for _, b in blocks]))
-    worked_total = blocks_total = 0
-    for path, blocks in plan:
-        rows = []
-        for entry, _ in blocks:
-            o = next(outcomes)
-            guard = _GUARD.search(o.output) if o.ok else None
-            row = {"entry": entry, "origin": o.block.origin, "ran": o.ok,
-                   "error": "" if o.ok else _last_line(o.output)}  # fmt: skip
-            if guard:
-                row["guard"] = guard.group(0)
-            rows.append(row)
+    wanted = not_working(retry_from) if retry_from is not None else None
+    plans = {}
+    for path in pages:
         page = f"{path.parent.name}/{path.stem}"
-        record = records.page_record(
-            page, path.read_text(encoding="utf-8"), [], machine, commit, date
-        )
-        record["blocks"] = rows
+        with_code = None if wanted is None else {e for p, e in wanted if p == page}
+        plans[path] = plan_page(page_entries(path, ROOT), probes, with_code)
+    parts = [
+        part for page_plans in plans.values() for plan in page_plans
+        for part in ([plan.probe_part] if plan.probe_part else []) + plan.blocks
+    ]  # fmt: skip
+    started = time.perf_counter()
+    print(f"torch {torch.__version__}: {len(parts)} probes and code blocks to run")
+    _run(parts)
+    packages = _packages()
+    works = total = 0
+    for path, page_plans in plans.items():
+        page = f"{path.parent.name}/{path.stem}"
         target = out / path.parent.name / f"{path.stem}.json"
+        if not page_plans:  # nothing of this page needs measuring under this release
+            target.unlink(missing_ok=True)
+            continue
+        record = records.page_record(page, path.read_text(encoding="utf-8"), [], machine, commit, date)
+        record["packages"] = packages
+        record["entries"] = rows = [plan.row() for plan in page_plans]
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-        worked = sum(r["ran"] and not r.get("guard") for r in rows)
-        worked_total += worked
-        blocks_total += len(rows)
-        print(f"{page:45} {worked:3} of {len(rows):3} blocks work")
-        for r in rows:
-            if not r["ran"] or r.get("guard"):
-                print(f"    {r['entry']}: {r['error'] or r['guard']}")
-    print(f"torch {torch.__version__}: {worked_total} of {blocks_total} blocks work")
+        ok = sum(entry_works(r) for r in rows)
+        works, total = works + ok, total + len(rows)
+        print(f"{page:45} {ok:3} of {len(rows):3} entries work")
+        for row in rows:
+            named = ([("probe", row["probe"])] if row["probe"] else []) + [
+                (b["origin"].rsplit(":", 1)[-1], b) for b in row["blocks"]
+            ]
+            for name, part in named:
+                if part["status"] != WORKS:
+                    print(f"    {row['entry']} {name}: {part['status']} {part['error']}")
+    print(f"torch {torch.__version__}: {works} of {total} entries work "
+          f"({time.perf_counter() - started:.0f} s)")  # fmt: skip
     return 0
 
 

@@ -29,11 +29,17 @@ RESULTS_DIR = "results"
 
 
 def load_records(results: Path) -> list[dict[str, Any]]:
-    """Every record under ``results/<machine-id>/<folder>/<page>.json``."""
+    """Every record under ``results/<machine-id>/<folder>/<page>.json``, each checked.
+
+    A record that does not follow ``record.schema.json`` stops the build with its file
+    and field (:func:`cheatsheet.records.read_record`).
+    """
+    from cheatsheet.records import read_record
+
     found = []
     for path in sorted(results.glob("*/*/*.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))
-        record["_path"] = path.relative_to(results).as_posix()
+        record = read_record(path)
+        record["_path"] = path.relative_to(results.parent).as_posix()
         found.append(record)
     return found
 

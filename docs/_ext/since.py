@@ -1,226 +1,587 @@
-"""From which torch release each entry works, read from records rather than remembered.
+"""From which torch release each entry works, read from records of the call it names.
 
-``nox -s oldest-torch`` runs every code block alone under the oldest torch that
-``pyproject.toml`` allows; ``nox -s torch-version -- <release>`` runs again, under a
-later release, the entries that did not work there. Each run leaves one record per page
-in ``results/<machine-id>-torch-<version>/`` with a ``blocks`` list (see
-``benchmarks/torch_versions.py``). An entry works under a release when every one of its
-blocks ran and none only printed a version guard. Its *since* is the first release
-tried after the last one under which it did not work; the build's own torch counts as
-tried, since every page has just run under it.
+``nox -s oldest-torch`` and ``nox -s torch-version -- <release>`` leave one record per
+page in ``results/<machine-id>-torch-<version>/`` (``benchmarks/torch_versions.py``): for
+each entry, what its probe (``docs/probes.toml``: the smallest code making the call the
+entry documents) and each of its code blocks did under that release, and the API check
+of the probe's names. The rules, in one place:
 
-- ``:since:`label``` writes an entry's since release ("2.6", or "≤ 2.4" when it works
-  under the oldest release tried); a label no record knows fails the build.
-- Each entry that needs a newer release than the oldest gets a line under its title
-  that says which, and what was measured.
-- ``.. torch-coverage::`` tabulates the releases tried and the entries that need more
-  than the oldest.
+- A part works under a release when it ran to its end without taking a "skipped"
+  branch. A failure counts only when it reproduced in every run; one that did not is
+  *flaky* there. A skipped run measured nothing (*not measured*), never "works".
+- An entry is dated by its probe: its *since* is the first release of the last stretch
+  of releases under which the probe works, where a single failing release between two
+  working ones is a regression, named on the page, that does not move the date. It is
+  "≤ 2.4" when that is the oldest release recorded for the entry.
+- The entry's own code blocks are dated the same way; one that needs a later release
+  than the probe (an optional argument, a diagnostic) gets a note of its own.
+- The API check is a second measurement: where the names exist from another release
+  than the one the call works from, the note says both.
+- Every record is checked against ``record.schema.json`` when it is read, and against
+  the page: a record made from other code than the entry now has is stale and fails the
+  build (``stale_records = "warn"`` only warns, for ``nox -s docs-live``).
+
+``:since:`label``` writes an entry's since ("2.6", "≤ 2.4", "2.9 (API 2.6)"); each gallery
+entry with something to say gets a note under its title; ``.. torch-coverage::``
+tabulates the releases and the entries that need more than the oldest.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import difflib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from packaging.version import Version
 from sphinx.application import Sphinx
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+from cheatsheet.entries import FAILS, FLAKY, SKIPPED, WORKS, Entry, Probe, load_probes, page_entries
 from machines import RESULTS_DIR, load_records
-from sitebuild import torch_version
+
+logger = logging.getLogger(__name__)
+
+# -- Dating one part from its outcomes -----------------------------------------------
 
 
 @dataclass(frozen=True)
-class Since:
-    """When one entry's code starts to work, and the evidence."""
+class Outcome:
+    """What one part (a probe, a block, an API check) did under one release."""
 
-    page: str
-    entry: str
-    first: str  # the first release tried from which it works (full version)
-    last_failing: str | None  # the newest release tried under which it did not work
-    error: str  # what it raised (or printed) there; "" when it works under the oldest
+    status: str
+    error: str = ""
+    runs: int = 1
+    failures: int = 0
+
+
+@dataclass(frozen=True)
+class Dating:
+    """When a part works, and what the releases around that showed.
+
+    Attributes
+    ----------
+    first : Version or None
+        The first release of the last working stretch; None when it does not work
+        under the newest release measured, or nothing was measured.
+    oldest : Version or None
+        The oldest release with an outcome for this part.
+    last_failing : tuple or None
+        ``(release, error)`` of the failure just before ``first``.
+    regressions, flaky, unmeasured : tuple of (Version, str)
+        Releases where it failed between two working ones, failed only sometimes, or
+        skipped its call; each with what it printed.
+    """
+
+    first: Version | None
+    oldest: Version | None
+    last_failing: tuple[Version, str] | None = None
+    regressions: tuple[tuple[Version, str], ...] = ()
+    flaky: tuple[tuple[Version, str], ...] = ()
+    unmeasured: tuple[tuple[Version, str], ...] = ()
 
     @property
     def at_oldest(self) -> bool:
-        return self.last_failing is None
+        return self.first is not None and self.first == self.oldest
+
+
+def date(outcomes: dict[Version, Outcome]) -> Dating:
+    """Date a part from its outcome under each release (the rules in the module docstring)."""
+    unmeasured = tuple((v, o.error) for v, o in sorted(outcomes.items()) if o.status == SKIPPED)
+    flaky = tuple(
+        (v, f"failed {o.failures} of {o.runs} runs: {o.error}")
+        for v, o in sorted(outcomes.items())
+        if o.status == FLAKY
+    )
+    measured = [(v, o) for v, o in sorted(outcomes.items()) if o.status != SKIPPED]
+    oldest = min(outcomes) if outcomes else None
+    if not measured or measured[-1][1].status == FAILS:
+        return Dating(None, oldest, None, (), flaky, unmeasured)
+
+    def works(i: int) -> bool:
+        return measured[i][1].status in (WORKS, FLAKY)
+
+    i, regressions = len(measured) - 1, []
+    while i > 0:
+        if works(i - 1):
+            i -= 1
+        elif i > 1 and works(i - 2):  # one failing release between two working ones
+            regressions.append((measured[i - 1][0], measured[i - 1][1].error))
+            i -= 2
+        else:
+            break
+    last = (measured[i - 1][0], measured[i - 1][1].error) if i > 0 else None
+    return Dating(measured[i][0], oldest, last, tuple(sorted(regressions)), flaky, unmeasured)
+
+
+# -- An entry's history, from the records ------------------------------------------------
+
+
+def release_of(record: dict[str, Any]) -> Version:
+    """The release a record was made under: ``2.4.1+cu121`` -> ``2.4.1``."""
+    return Version(Version(record["machine"]["torch_version"]).base_version)
+
+
+def minor(version: Version) -> str:
+    return f"{version.major}.{version.minor}"
+
+
+@dataclass
+class History:
+    """Everything the records say about one entry, by release."""
+
+    page: str
+    entry: str
+    probe: dict[Version, Outcome] = field(default_factory=dict)
+    api: dict[Version, Outcome] = field(default_factory=dict)
+    blocks: dict[int, dict[Version, Outcome]] = field(default_factory=dict)
+
+
+def _outcome(part: dict[str, Any]) -> Outcome:
+    return Outcome(part["status"], part["error"], part["runs"], part["failures"])
+
+
+class StaleRecord(ValueError):
+    """A record made from other code than the page now has, naming the command that refreshes it."""
+
+
+def refresh_command(record: dict[str, Any], oldest: Version) -> str:
+    page = f"examples/{record['page']}.py"
+    release = release_of(record)
+    if release == oldest:
+        return f"nox -s oldest-torch -- {page}"
+    return f"nox -s torch-version -- {release} {page}"
+
+
+def histories(
+    records: list[dict[str, Any]], current: dict[tuple[str, str], str]
+) -> tuple[dict[tuple[str, str], History], list[str]]:
+    """Gather each entry's outcomes from the version records, leaving out stale ones.
+
+    Parameters
+    ----------
+    records : list of dict
+        Records as :func:`machines.load_records` returns them (``_path`` included).
+    current : dict
+        ``(page, entry) -> digest`` of the code each entry has now (with its probe's).
+
+    Returns
+    -------
+    dict, list of str
+        The histories, and one message per stale record: the file, the entry, and the
+        command that measures it again.
+    """
+    versioned = [r for r in records if "entries" in r]
+    oldest = min((release_of(r) for r in versioned), default=None)
+    found: dict[tuple[str, str], History] = {}
+    stale: list[str] = []
+    for record in versioned:
+        release = release_of(record)
+        for row in record["entries"]:
+            key = (record["page"], row["entry"])
+            if current.get(key) != row["source_sha256"]:
+                what = "is no longer on the page" if key not in current else (
+                    "was measured from other code than the page has now"
+                )  # fmt: skip
+                stale.append(
+                    f"{record['_path']}: the record of {row['entry']!r} {what}; measure it "
+                    f"again with `{refresh_command(record, oldest)}`"
+                )
+                continue
+            history = found.setdefault(key, History(*key))
+            if row["probe"] is not None:
+                history.probe[release] = _outcome(row["probe"])
+                missing = row["probe"]["api_missing"]
+                history.api[release] = Outcome(
+                    FAILS if missing else WORKS, "missing: " + ", ".join(missing) if missing else ""
+                )
+            for n, block in enumerate(row["blocks"]):
+                history.blocks.setdefault(n, {})[release] = _outcome(block)
+    return found, stale
+
+
+def _combined(blocks: dict[int, dict[Version, Outcome]]) -> dict[Version, Outcome]:
+    """An entry's outcome per release when it has no probe: its blocks taken together."""
+    releases = sorted({v for per in blocks.values() for v in per})
+    combined = {}
+    for v in releases:
+        parts = [per[v] for per in blocks.values() if v in per]
+        failing = [p for p in parts if p.status == FAILS]
+        flaky = [p for p in parts if p.status == FLAKY]
+        if failing:
+            combined[v] = failing[0]
+        elif flaky:
+            combined[v] = flaky[0]
+        elif all(p.status == SKIPPED for p in parts):
+            combined[v] = parts[0]
+        else:
+            combined[v] = Outcome(WORKS)
+    return combined
+
+
+# -- What the page says ------------------------------------------------------------------
+
+# What an error says is missing: "unexpected keyword argument 'x'" -> "`x=`".
+_MISSING = (
+    (re.compile(r"unexpected keyword argument '(\w+)'"), "`{}=`"),
+    (re.compile(r"cannot import name '(\w+)'"), "`{}`"),
+    (re.compile(r"has no attribute '(\w+)'"), "`{}`"),
+    (re.compile(r"No module named '([\w.]+)'"), "`{}`"),
+    (re.compile(r"(torch[\w.]+) does not exist"), "`{}`"),
+)
+
+
+def what_is_missing(error: str) -> str:
+    """Name what an error says a release lacks, or "" when it does not say."""
+    for pattern, shape in _MISSING:
+        found = pattern.search(error)
+        if found:
+            return shape.format(found.group(1))
+    return ""
+
+
+def _short(error: str, limit: int = 160) -> str:
+    return error if len(error) <= limit else error[: limit - 1] + "…"
+
+
+def _release_list(versions: Iterable[Version]) -> str:
+    names = [str(v) for v in versions]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@dataclass(frozen=True)
+class EntrySince:
+    """The since of one entry, with everything its note says.
+
+    Attributes
+    ----------
+    page, entry : str
+    probe : Probe or None
+        What dates it; None for an entry dated by its code blocks alone.
+    call : Dating
+        The probe's dating (or the blocks', together, without a probe).
+    api : Dating or None
+        The API check's dating, with a probe.
+    extras : tuple of (int, Dating)
+        Code blocks (by position in the entry) that need a later release than the call.
+    """
+
+    page: str
+    entry: str
+    probe: Probe | None
+    call: Dating
+    api: Dating | None = None
+    extras: tuple[tuple[int, Dating], ...] = ()
 
     @property
     def release(self) -> str:
-        """``"2.6"``, or ``"≤ 2.4"`` when the entry works under the oldest release tried."""
-        v = Version(self.first)
-        return f"≤ {v.major}.{v.minor}" if self.at_oldest else f"{v.major}.{v.minor}"
+        """``"2.6"``, or ``"≤ 2.4"`` when the call works under the oldest release recorded."""
+        assert self.call.first is not None
+        if self.call.at_oldest:
+            return f"≤ {minor(self.call.first)}"
+        return minor(self.call.first)
 
-
-def _plain(version: str) -> str:
-    return Version(version).base_version  # "2.14.1+cu130" -> "2.14.1"
-
-
-def _works(block: dict[str, Any]) -> bool:
-    """Whether a block ran its call: it ran, and did not only print a version guard."""
-    return block["ran"] and not block.get("guard")
-
-
-def entry_since(records: list[dict[str, Any]], built_with: str) -> dict[tuple[str, str], Since]:
-    """Return the since release of every (page, entry) that the block records name.
-
-    ``built_with`` is the torch of this build, under which every entry works.
-    """
-    # works[(page, entry)][version] is False as soon as one block of the entry fails there
-    works: dict[tuple[str, str], dict[Version, bool]] = {}
-    errors: dict[tuple[tuple[str, str], Version], str] = {}
-    versions: set[Version] = set()
-    for record in records:
-        if "blocks" not in record:
-            continue
-        version = Version(_plain(record["machine"]["torch_version"]))
-        versions.add(version)
-        for block in record["blocks"]:
-            key = (record["page"], block["entry"])
-            ok = _works(block)
-            seen = works.setdefault(key, {})
-            seen[version] = seen.get(version, True) and ok
-            if not ok:
-                errors.setdefault((key, version), block["error"] or block.get("guard", ""))
-    if not versions:
-        return {}
-    oldest, built = min(versions), Version(_plain(built_with))
-    tried = sorted(versions | {built})
-    found = {}
-    for key, by_version in works.items():
-        failing = [v for v, ok in by_version.items() if not ok]
-        if not failing:
-            first, last = oldest, None
-        else:
-            last = max(failing)
-            later = [v for v in tried if v > last and (v in by_version or v == built)]
-            if not later:
-                continue  # it does not work under the newest release tried either
-            first = later[0]
-        found[key] = Since(
-            page=key[0],
-            entry=key[1],
-            first=str(first),
-            last_failing=None if last is None else str(last),
-            error="" if last is None else errors[(key, last)],
+    @property
+    def api_differs(self) -> bool:
+        return (
+            self.api is not None
+            and self.api.first is not None
+            and minor(self.api.first) != minor(self.call.first)
+            and not (self.api.at_oldest and self.call.at_oldest)
         )
+
+    def role_text(self) -> str:
+        """What ``:since:`` writes: the release, and the API check's where it differs."""
+        if self.api_differs and self.api.first < self.call.first:
+            api = f"≤ {minor(self.api.first)}" if self.api.at_oldest else minor(self.api.first)
+            return f"{self.release} (API {api})"
+        return self.release
+
+    def needs_note(self) -> bool:
+        c = self.call
+        return bool(
+            not c.at_oldest or self.extras or c.regressions or c.flaky or c.unmeasured
+            or self.api_differs
+        )  # fmt: skip
+
+    def note(self) -> str:
+        """The note under the entry's title: measured, in the reader's words."""
+        call = f"`{self.probe.call}`" if self.probe else "this entry's code"
+        c, parts = self.call, []
+        if c.at_oldest:
+            parts.append(f"Works with torch {c.first} and newer: measured, {call} runs under it.")
+        elif c.last_failing is not None:
+            v, error = c.last_failing
+            parts.append(
+                f"Needs torch {minor(c.first)} or newer: measured, {call} did not work under "
+                f"{v} ({_short(self._explain(v, error))}) and works from {c.first} on."
+            )
+        else:
+            parts.append(f"Works from torch {c.first} on: measured; not measured before that.")
+        if self.api_differs:
+            parts.append(
+                f"The names it needs exist from {self.api.first} (checked against each "
+                f"release); the call works from {c.first}."
+            )
+        for v, error in c.regressions:
+            parts.append(f"It fails under {v} only ({_short(self._explain(v, error))}).")
+        for v, error in c.flaky:
+            parts.append(f"Under {v} it is flaky ({_short(error)}).")
+        if c.unmeasured:
+            parts.append(
+                f"Not measured under {_release_list(v for v, _ in c.unmeasured)}: "
+                f"{_short(c.unmeasured[0][1] or 'the code skipped its call there')}."
+            )
+        for n, dating in self.extras:
+            v, error = dating.last_failing or (None, "")
+            what = what_is_missing(error) or f"code block {n + 1}"
+            parts.append(
+                f"This entry's own code also uses {what}, which needs {minor(dating.first)}"
+                + (f" (under {v}: {_short(error, 120)})." if v else ".")
+            )
+        return " ".join(parts)
+
+    def _explain(self, release: Version, error: str) -> str:
+        for known in self.probe.known if self.probe else ():
+            if minor(release) in known.releases:
+                return f"{known.says}: {known.link}"
+        return error
+
+
+def entry_since(history: History, probe: Probe | None) -> EntrySince | None:
+    """Date one entry from its history; None when nothing dates it (no working release)."""
+    call = date(history.probe if probe else _combined(history.blocks))
+    if call.first is None:
+        return None
+    api = date(history.api) if probe and history.api else None
+    extras = []
+    for n, outcomes in sorted(history.blocks.items()):
+        block = date(outcomes)
+        if block.first is not None and block.first > call.first:
+            extras.append((n, block))
+    return EntrySince(history.page, history.entry, probe, call, api, tuple(extras))
+
+
+def known_contradictions(history: History, probe: Probe) -> list[str]:
+    """Known upstream bugs that the records do not show: a release said to fail that works."""
+    found = []
+    for known in probe.known:
+        for v, outcome in history.probe.items():
+            if minor(v) in known.releases and outcome.status == WORKS:
+                found.append(
+                    f"probe of {probe.label!r} says {minor(v)} {known.says}, but its record "
+                    f"under {v} shows it working"
+                )
     return found
 
 
-def _since_of(app: Sphinx) -> dict[str, Since]:
-    """Return the since of every labelled entry, computed once per build."""
-    cached = getattr(app, "_cheatsheet_since", None)
-    if cached is None:
+# -- The build -------------------------------------------------------------------------
+
+
+@dataclass
+class _State:
+    """What the records say, computed once per build."""
+
+    since: dict[str, EntrySince]  # by entry label
+    probes: dict[str, Probe]
+    releases: dict[Version, tuple[int, int, str]]  # release -> (works, entries, date)
+    problems: list[str]
+    stale: list[str]
+
+
+def _examples(app: Sphinx) -> Path:
+    return Path(app.confdir, "examples")
+
+
+def current_entries(examples: Path) -> dict[tuple[str, str], Entry]:
+    """Every entry of every example page, by ``(page, label)``."""
+    found = {}
+    for path in sorted(examples.glob("*/*.py")):
+        for entry in page_entries(path, examples.parent):
+            found[(entry.page, entry.label)] = entry
+    return found
+
+
+def compute(
+    records: list[dict[str, Any]], entries: dict[tuple[str, str], Entry], probes: dict[str, Probe]
+) -> _State:
+    """Date every entry the records know, and list what is wrong with the records."""
+    current = {
+        key: e.digest(probes[e.label].code if e.label in probes else "") for key, e in entries.items()
+    }
+    found, stale = histories(records, current)
+    problems, since = [], {}
+    labels = {label for _, label in entries}
+    for label in sorted(set(probes) - labels):
+        close = difflib.get_close_matches(label, labels, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        problems.append(f"docs/probes.toml: [{label}] is no entry of any page{hint}")
+    for (page, label), history in sorted(found.items()):
+        probe = probes.get(label)
+        dated = entry_since(history, probe)
+        if probe is not None:
+            problems += known_contradictions(history, probe)
+        if dated is None:
+            continue
+        if probe is None and not dated.call.at_oldest:
+            problems.append(
+                f"{label!r} ({page}) needs torch {dated.release} by its code, but the call it "
+                "documents is not measured: give it a probe in docs/probes.toml"
+            )
+        if dated.api_differs and dated.api.first > dated.call.first:
+            problems.append(
+                f"docs/probes.toml: [{label}] works from {dated.call.first} but its `api` names "
+                f"are missing until {dated.api.first}: the probe does not use what `api` names"
+            )
+        since[label] = dated
+    releases: dict[Version, tuple[int, int, str]] = {}
+    for record in (r for r in records if "entries" in r):
+        v = release_of(record)
+        works, total, when = releases.get(v, (0, 0, record["date"][:10]))
+        rows = record["entries"]
+        ok = sum(all(p["status"] == WORKS for p in _parts(row)) for row in rows)
+        releases[v] = (works + ok, total + len(rows), min(when, record["date"][:10]))
+    return _State(since, probes, releases, problems, stale)
+
+
+def _parts(row: dict[str, Any]) -> list[dict[str, Any]]:
+    return ([row["probe"]] if row["probe"] else []) + row["blocks"]
+
+
+def _state(app: Sphinx) -> _State:
+    state = getattr(app, "_cheatsheet_since", None)
+    if state is None:
         records = load_records(Path(app.confdir, RESULTS_DIR))
-        cached = {
-            s.entry: s
-            for s in entry_since(records, torch_version()).values()
-            if not s.entry.startswith("(")
-        }
-        app._cheatsheet_since = cached  # type: ignore[attr-defined]
-    return cached
+        probes = load_probes(Path(app.confdir, app.config.since_probes))
+        state = compute(records, current_entries(_examples(app)), probes)
+        app._cheatsheet_since = state  # type: ignore[attr-defined]
+    return state
 
 
-def _note(since: Since) -> str:
-    error = since.error if len(since.error) <= 160 else since.error[:159] + "…"
-    return (
-        f"Needs torch {since.release} or newer: measured, this entry's code did not work "
-        f"under {since.last_failing} ({error}) and works from {since.first} on."
-    )
+def _report(app: Sphinx) -> None:
+    """Say what is wrong with the records and probes, once per build, before pages are read."""
+    state = _state(app)
+    for problem in state.problems:
+        logger.warning(problem, type="since", subtype="probe")
+    for message in state.stale:
+        if app.config.stale_records == "warn":
+            logger.info("stale record: %s", message)
+        else:
+            logger.warning(message, type="since", subtype="stale")
+
+
+_CODE_OR_LINK = re.compile(r"`([^`]+)`|(https://\S+[^\s.,;:)])")
+
+
+def _inline(text: str) -> list[nodes.Node]:
+    """Text with ``code`` in backticks and bare links, as docutils nodes."""
+    found: list[nodes.Node] = []
+    at = 0
+    for match in _CODE_OR_LINK.finditer(text):
+        found.append(nodes.Text(text[at : match.start()]))
+        if match.group(1):
+            found.append(nodes.literal(text=match.group(1)))
+        else:
+            found.append(nodes.reference(match.group(2), match.group(2), refuri=match.group(2)))
+        at = match.end()
+    found.append(nodes.Text(text[at:]))
+    return found
 
 
 class SinceRole(SphinxRole):
-    """``:since:`label``` writes the first release from which the entry works."""
+    """``:since:`label``` writes the release from which the entry's call works."""
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
-        since = _since_of(self.env.app).get(self.text)
-        if since is None:
-            msg = self.inliner.reporter.error(
-                f"no torch-version record names the entry {self.text!r}: run "
-                "`nox -s oldest-torch` (records in results/) or fix the label",
-                line=self.lineno,
-            )
-            return [nodes.problematic(self.rawtext, self.rawtext, refid=msg["ids"][0])], [msg]
-        return [nodes.inline(self.rawtext, since.release, classes=["since"])], []
+        state = _state(self.env.app)
+        since = state.since.get(self.text)
+        if since is None or since.probe is None:
+            if since is None:
+                close = difflib.get_close_matches(self.text, state.since, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                text = (
+                    f"no version record dates the entry {self.text!r}{hint} "
+                    "(run `nox -s oldest-torch`; records in results/) or fix the label"
+                )
+            else:
+                text = f"{self.text!r} has no probe in docs/probes.toml: a since needs one"
+            msg = self.inliner.reporter.error(text, line=self.lineno)
+            return [self.inliner.problematic(self.rawtext, self.rawtext, msg)], [msg]
+        return [nodes.inline(self.rawtext, since.role_text(), classes=["since"])], []
 
 
 def _mark_entries(app: Sphinx, doctree: nodes.document) -> None:
-    """Under the title of each entry that needs more than the oldest release, say so."""
+    """Under the title of each entry with something measured to say, say it."""
     if not app.env.docname.startswith("gallery/"):
         return
-    since = _since_of(app)
+    since = _state(app).since
     for section in doctree.findall(nodes.section):
-        needs = [since[i] for i in section["ids"] if i in since and not since[i].at_oldest]
-        if needs and isinstance(section[0], nodes.title):
-            section.insert(1, nodes.paragraph(text=_note(needs[0]), classes=["since-note"]))
+        found = [since[i] for i in section["ids"] if i in since and since[i].needs_note()]
+        if found and isinstance(section[0], nodes.title):
+            note = nodes.paragraph("", "", *_inline(found[0].note()), classes=["since-note"])
+            section.insert(1, note)
 
 
 class TorchCoverageDirective(SphinxDirective):
     """``.. torch-coverage::`` lists the releases tried and the entries that need a newer one."""
 
     def run(self) -> list[nodes.Node]:
-        records = [
-            r for r in load_records(Path(self.env.app.confdir, RESULTS_DIR)) if "blocks" in r
-        ]
-        if not records:
+        state = _state(self.env.app)
+        if not state.releases:
             return [nodes.paragraph(text="No run under an older torch is recorded yet.")]
-        by_version: dict[Version, list[dict[str, Any]]] = {}
-        for r in records:
-            by_version.setdefault(Version(_plain(r["machine"]["torch_version"])), []).append(r)
-        oldest = min(by_version)
-        lines = []
-        for version, runs in sorted(by_version.items()):
-            blocks = [b for r in runs for b in r["blocks"]]
-            ok = sum(_works(b) for b in blocks)
-            what = "every block" if version == oldest else "the blocks that did not work there"
-            lines.append(
-                f"torch {version} ({runs[0]['date'][:10]}): {what}; {ok} of {len(blocks)} work."
-            )
+        oldest = min(state.releases)
+        lines = [
+            f"torch {v} ({when}): {'every entry' if v == oldest else 'every probe, and the entries that did not all work under the oldest'}; "
+            f"{works} of {total} work."
+            for v, (works, total, when) in sorted(state.releases.items())
+        ]
         found: list[nodes.Node] = [
             nodes.bullet_list("", *(nodes.list_item("", nodes.paragraph(text=t)) for t in lines))
         ]
         needs = sorted(
-            (s for s in entry_since(records, torch_version()).values() if not s.at_oldest),
-            key=lambda s: (Version(s.first), s.page, s.entry),
+            (s for s in state.since.values() if not s.call.at_oldest or s.extras),
+            key=lambda s: (s.call.first, s.page, s.entry),
         )
         found.append(self._table(needs))
         return found
 
-    def _table(self, needs: list[Since]) -> nodes.table:
+    def _table(self, needs: list[EntrySince]) -> nodes.table:
         from sphinx import addnodes
 
         table = nodes.table(classes=["torch-coverage"])
         group = nodes.tgroup(cols=4)
         table += group
-        for width in (1, 3, 3, 6):
+        for width in (2, 4, 4, 8):
             group += nodes.colspec(colwidth=width)
         head, body = nodes.thead(), nodes.tbody()
         group += head
         group += body
-        titles = ("since", "page", "entry", "error under the release before")
+        titles = ("since", "entry", "call", "what the releases before showed")
         head += nodes.row("", *(nodes.entry("", nodes.paragraph(text=t)) for t in titles))
         for since in needs:
-            if since.entry.startswith("("):
-                where: nodes.Node = nodes.paragraph(text=since.entry)
-            else:
-                ref = addnodes.pending_xref(
-                    "", nodes.literal(text=since.entry), refdomain="std", reftype="entry",
-                    reftarget=since.entry, refexplicit=True, refdoc=self.env.docname,
-                )  # fmt: skip
-                where = nodes.paragraph("", "", ref)
+            ref = addnodes.pending_xref(
+                "", nodes.literal(text=since.entry), refdomain="std", reftype="entry",
+                reftarget=since.entry, refexplicit=True, refdoc=self.env.docname,
+            )  # fmt: skip
             cells = (
-                nodes.paragraph(text=since.release),
-                nodes.paragraph(text=since.page),
-                where,
-                nodes.paragraph(text=f"{since.last_failing}: {since.error}"),
+                nodes.paragraph(text=since.role_text()),
+                nodes.paragraph("", "", ref),
+                nodes.paragraph("", "", *_inline(f"`{since.probe.call}`" if since.probe else "its code")),
+                nodes.paragraph("", "", *_inline(since.note())),
             )
             body += nodes.row("", *(nodes.entry("", c) for c in cells))
         return table
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_config_value("since_probes", "docs/probes.toml", "env")
+    # "error": a stale record fails the build; "warn": it is left out and said (docs-live).
+    app.add_config_value("stale_records", "error", "env")
     app.add_role("since", SinceRole())
     app.add_directive("torch-coverage", TorchCoverageDirective)
+    app.connect("builder-inited", _report)
     app.connect("doctree-read", _mark_entries)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -43,23 +43,20 @@ the accelerator that is really there   :entry:`current_accelerator(check_availab
 # magnitudes and angles. On the CPU it goes through an SVD; it has gradients.
 import torch
 
-if not hasattr(torch.linalg, "polar"):
-    print(f"needs torch 2.14 (this is {torch.__version__})")
-else:
-    torch.manual_seed(0)
-    A = torch.randn(5, 3, dtype=torch.float64)
-    U, H = torch.linalg.polar(A)
-    torch.testing.assert_close(U @ H, A)
-    torch.testing.assert_close(U.mT @ U, torch.eye(3, dtype=A.dtype))  # orthonormal columns
-    torch.testing.assert_close(H, H.mT)  # symmetric
-    print("shapes U, H:", tuple(U.shape), tuple(H.shape))
-    print("eigenvalues of H (>= 0):", torch.linalg.eigvalsh(H))
-    Q = torch.linalg.qr(A).Q
-    print(f"distance to A: polar U {torch.dist(U, A):.3f}, QR Q {torch.dist(Q, A):.3f}")
-    try:
-        torch.linalg.polar(torch.randn(3, 5))  # wide matrices are refused
-    except RuntimeError as err:
-        print("RuntimeError:", err)
+torch.manual_seed(0)
+A = torch.randn(5, 3, dtype=torch.float64)
+U, H = torch.linalg.polar(A)
+torch.testing.assert_close(U @ H, A)
+torch.testing.assert_close(U.mT @ U, torch.eye(3, dtype=A.dtype))  # orthonormal columns
+torch.testing.assert_close(H, H.mT)  # symmetric
+print("shapes U, H:", tuple(U.shape), tuple(H.shape))
+print("eigenvalues of H (>= 0):", torch.linalg.eigvalsh(H))
+Q = torch.linalg.qr(A).Q
+print(f"distance to A: polar U {torch.dist(U, A):.3f}, QR Q {torch.dist(Q, A):.3f}")
+try:
+    torch.linalg.polar(torch.randn(3, 5))  # wide matrices are refused
+except RuntimeError as err:
+    print("RuntimeError:", err)
 
 # %%
 # .. _pt2-whats-new-matrix-sqrth:
@@ -72,20 +69,17 @@ else:
 # check definiteness: a negative eigenvalue comes back as 0, silently.
 import torch
 
-if not hasattr(torch.linalg, "matrix_sqrth"):
-    print(f"needs torch 2.14 (this is {torch.__version__})")
-else:
-    torch.manual_seed(0)
-    M = torch.randn(2, 3, 3, dtype=torch.float64)
-    A = M @ M.mT + torch.eye(3, dtype=M.dtype)  # a batch of two SPD matrices
-    X = torch.linalg.matrix_sqrth(A)
-    torch.testing.assert_close(X @ X, A)
-    torch.testing.assert_close(X, X.mT)
-    print("X @ X == A for the batch of", X.shape[0])
-    upper_ignored = torch.tensor([[4.0, 100.0], [0.0, 9.0]])
-    print("upper triangle ignored:", torch.linalg.matrix_sqrth(upper_ignored).tolist())
-    not_psd = torch.tensor([[-1.0, 0.0], [0.0, 4.0]])
-    print("eigenvalue -1 becomes 0:", torch.linalg.matrix_sqrth(not_psd).tolist())
+torch.manual_seed(0)
+M = torch.randn(2, 3, 3, dtype=torch.float64)
+A = M @ M.mT + torch.eye(3, dtype=M.dtype)  # a batch of two SPD matrices
+X = torch.linalg.matrix_sqrth(A)
+torch.testing.assert_close(X @ X, A)
+torch.testing.assert_close(X, X.mT)
+print("X @ X == A for the batch of", X.shape[0])
+upper_ignored = torch.tensor([[4.0, 100.0], [0.0, 9.0]])
+print("upper triangle ignored:", torch.linalg.matrix_sqrth(upper_ignored).tolist())
+not_psd = torch.tensor([[-1.0, 0.0], [0.0, 4.0]])
+print("eigenvalue -1 becomes 0:", torch.linalg.matrix_sqrth(not_psd).tolist())
 
 # %%
 # .. _pt2-whats-new-nonstrict-trace:
@@ -125,23 +119,21 @@ def graphs(fn):
 
 
 print("plain function:         ", graphs(stamp))
-if not hasattr(torch.compiler, "nonstrict_trace"):
-    print(f"nonstrict_trace needs torch 2.14 (this is {torch.__version__})")
-else:
-    marked = torch.compiler.nonstrict_trace(stamp)
-    print("with nonstrict_trace:   ", graphs(marked))
+marked = torch.compiler.nonstrict_trace(stamp)
+print("with nonstrict_trace:   ", graphs(marked))
 
-    @torch.compile(backend="aot_eager", fullgraph=True)
-    def step(x):
-        return marked(x.sin()).cos()
 
-    runs.clear()
-    x = torch.randn(8)
-    for calls in range(1, 6):
-        torch.testing.assert_close(step(x), (x.sin() * 2).cos())
-        if calls in (1, 5):
-            print(f"after {calls} call(s) the body had run {len(runs)} times")
-    print("on:", sorted({kind for kind, _ in runs}))
+@torch.compile(backend="aot_eager", fullgraph=True)
+def step(x):
+    return marked(x.sin()).cos()
+
+runs.clear()
+x = torch.randn(8)
+for calls in range(1, 6):
+    torch.testing.assert_close(step(x), (x.sin() * 2).cos())
+    if calls in (1, 5):
+        print(f"after {calls} call(s) the body had run {len(runs)} times")
+print("on:", sorted({kind for kind, _ in runs}))
 
 # %%
 # .. _pt2-whats-new-precompile:
@@ -164,29 +156,23 @@ import tempfile
 
 import torch
 
-if not hasattr(torch.compiler, "precompile"):
-    print(f"needs torch 2.14 (this is {torch.__version__})")
-else:
-    logging.getLogger("torch._precompile").setLevel(logging.ERROR)  # the exec warning
-    torch.manual_seed(0)
-    model = torch.nn.Linear(4, 2)
-    x = torch.randn(3, 4)
-    code, cache = torch.compiler.precompile(lambda m, x: m(x), model, x)
-    print(f"python_code: {code.count(chr(10))} lines, cache: {len(cache)} bytes")
-    forward = torch.compiler.precompile.load(code, cache)
-    torch.testing.assert_close(forward(model, x), model(x))
-    try:
-        forward(model, torch.randn(5, 4))
-    except torch.compiler.PrecompileError as err:
-        print("PrecompileError:", str(err).split(";")[0])
+logging.getLogger("torch._precompile").setLevel(logging.ERROR)  # the exec warning
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 2)
+x = torch.randn(3, 4)
+code, cache = torch.compiler.precompile(lambda m, x: m(x), model, x)
+print(f"python_code: {code.count(chr(10))} lines, cache: {len(cache)} bytes")
+forward = torch.compiler.precompile.load(code, cache)
+torch.testing.assert_close(forward(model, x), model(x))
+try:
+    forward(model, torch.randn(5, 4))
+except torch.compiler.PrecompileError as err:
+    print("PrecompileError:", str(err).split(";")[0])
 
-    folder = pathlib.Path(tempfile.mkdtemp())
-    (folder / "linear.py").write_text(code)
-    (folder / "linear.bin").write_bytes(cache)
-    fresh = f"""
-import logging, pathlib, torch
+fresh = """
+import logging, pathlib, sys, torch
 logging.getLogger("torch._precompile").setLevel(logging.ERROR)
-folder = pathlib.Path({str(folder)!r})
+folder = pathlib.Path(sys.argv[1])
 forward = torch.compiler.precompile.load(
     (folder / "linear.py").read_text(), (folder / "linear.bin").read_bytes())
 torch.manual_seed(0)
@@ -194,10 +180,14 @@ model = torch.nn.Linear(4, 2)  # same structure and, seeded, same weights
 x = torch.randn(3, 4)
 print("fresh process, max difference from eager:", (forward(model, x) - model(x)).abs().max().item())
 """
+with tempfile.TemporaryDirectory() as tmp:
+    folder = pathlib.Path(tmp)
+    (folder / "linear.py").write_text(code)
+    (folder / "linear.bin").write_bytes(cache)
     done = subprocess.run(
-        [sys.executable, "-c", fresh], check=False, capture_output=True, text=True
+        [sys.executable, "-c", fresh, tmp], check=False, capture_output=True, text=True
     )
-    print(done.stdout.strip() or done.stderr[-800:])
+print(done.stdout.strip() or done.stderr[-800:])
 
 # %%
 # .. _pt2-whats-new-cudagraph-warmup:
@@ -210,10 +200,7 @@ print("fresh process, max difference from eager:", (forward(model, x) - model(x)
 # a warm-up it does nothing, which is all a CPU can show.
 import torch
 
-if not hasattr(torch.compiler, "cudagraph_mark_warmup_incomplete"):
-    print(f"needs torch 2.14 (this is {torch.__version__})")
-else:
-    print("outside a warm-up it returns:", torch.compiler.cudagraph_mark_warmup_incomplete())
+print("outside a warm-up it returns:", torch.compiler.cudagraph_mark_warmup_incomplete())
 
 # %%
 # .. _pt2-whats-new-node-creation-hook:
@@ -227,27 +214,24 @@ else:
 # raises.
 import torch
 
-if not hasattr(torch.autograd.graph, "node_creation_hook"):
-    print(f"needs torch 2.14 (this is {torch.__version__})")
-else:
-    from torch.autograd.graph import node_creation_hook
+from torch.autograd.graph import node_creation_hook
 
-    torch.manual_seed(0)
-    model = torch.nn.Linear(3, 2)
-    created, backward_order = [], []
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 2)
+created, backward_order = [], []
 
-    def hook(node):
-        created.append(node.name())
-        node.metadata["region"] = "forward"
-        node.register_prehook(lambda grad_outputs: backward_order.append(node.name()))
+def hook(node):
+    created.append(node.name())
+    node.metadata["region"] = "forward"
+    node.register_prehook(lambda grad_outputs: backward_order.append(node.name()))
 
-    with node_creation_hook(hook):
-        loss = model(torch.randn(4, 3)).relu().sum()
-        torch.ones(2) * 3  # no requires_grad: no node
-    print("created:", created)
-    print("loss.grad_fn.metadata:", loss.grad_fn.metadata)
-    loss.backward()
-    print("backward ran:", backward_order)
+with node_creation_hook(hook):
+    loss = model(torch.randn(4, 3)).relu().sum()
+    torch.ones(2) * 3  # no requires_grad: no node
+print("created:", created)
+print("loss.grad_fn.metadata:", loss.grad_fn.metadata)
+loss.backward()
+print("backward ran:", backward_order)
 
 # %%
 # .. _pt2-whats-new-bcomplex32:
@@ -263,31 +247,28 @@ import warnings
 
 import torch
 
-if not hasattr(torch, "bcomplex32"):
-    print(f"needs torch 2.14 (this is {torch.__version__})")
-else:
-    dtype = torch.bcomplex32
-    print(
-        dtype,
-        "itemsize",
-        dtype.itemsize,
-        "is_complex",
-        dtype.is_complex,
-        "to_real",
-        dtype.to_real(),
-    )
-    z = torch.tensor([1 + 2j, 3 - 0.5j])
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "BComplex32 support is experimental")
-        packed = z.to(dtype)
-    print(packed, "->", packed.to(torch.complex64))
-    print("real part:", packed.real, "| view_as_real:", torch.view_as_real(packed).shape)
-    for name, op in [("a + b", lambda t: t + t), ("abs", torch.abs), ("sum", torch.sum)]:
-        try:
-            op(packed)
-            print(f"{name}: works")
-        except NotImplementedError as err:
-            print(f"{name}: NotImplementedError: {str(err).splitlines()[0]}")
+dtype = torch.bcomplex32
+print(
+    dtype,
+    "itemsize",
+    dtype.itemsize,
+    "is_complex",
+    dtype.is_complex,
+    "to_real",
+    dtype.to_real(),
+)
+z = torch.tensor([1 + 2j, 3 - 0.5j])
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", "BComplex32 support is experimental")
+    packed = z.to(dtype)
+print(packed, "->", packed.to(torch.complex64))
+print("real part:", packed.real, "| view_as_real:", torch.view_as_real(packed).shape)
+for name, op in [("a + b", lambda t: t + t), ("abs", torch.abs), ("sum", torch.sum)]:
+    try:
+        op(packed)
+        print(f"{name}: works")
+    except NotImplementedError as err:
+        print(f"{name}: NotImplementedError: {str(err).splitlines()[0]}")
 
 # %%
 # .. _pt2-whats-new-accelerator-random:
@@ -302,9 +283,7 @@ else:
 # raise.
 import torch
 
-if not hasattr(torch.accelerator, "random"):
-    print(f"needs torch 2.14 (this is {torch.__version__})")
-elif not torch.accelerator.is_available():
+if not torch.accelerator.is_available():
     print("skipped initial_seed / get_rng_state: no accelerator here")
     print("get_rng_state_all():", torch.accelerator.random.get_rng_state_all())
 else:

@@ -9,13 +9,15 @@ the repository's ``results/`` folder are shown on the page beside the live resul
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _notes: list[dict[str, Any]] = []
 
@@ -106,3 +108,37 @@ def schema() -> dict[str, Any]:
     """Return the JSON schema every page record follows."""
     text = resources.files(__package__).joinpath("record.schema.json").read_text("utf-8")
     return json.loads(text)
+
+
+class RecordError(ValueError):
+    """A record file that is not a valid record; the message names the file and the field."""
+
+
+def read_record(path: str | Path) -> dict[str, Any]:
+    """Read one record file and check it against the schema.
+
+    Raises
+    ------
+    RecordError
+        Naming the file, the field and what is wrong: malformed JSON, a missing or
+        mistyped field, a torch version that is not one. A record that is not
+        checked would be misread: a string ``"false"`` is true.
+    """
+    import jsonschema
+
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise RecordError(f"{path}: not a readable JSON record: {err}") from err
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(record))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(the record itself)"
+        raise RecordError(f"{path}: field {where}: {error.message}")
+    return record
+
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(schema())
