@@ -35,10 +35,10 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 MARKDOWN_LUA = Path(__file__).with_name("notebook_markdown.lua")
-# sphinx-gallery asks pandoc for its own Markdown, which writes headings with {#id}
-# and wide tables as grid tables, shown as text by Jupyter; GitHub-flavoured Markdown
-# is what Jupyter and Colab render. pandoc takes the last --from and --to it is given,
-# so these override the ones sphinx-gallery passes first.
+# sphinx-gallery asks pandoc for pandoc's own Markdown, whose tables (simple, grid) and
+# attributes ({#id}, {.class}) Jupyter shows as text; GitHub-flavoured Markdown is what
+# Jupyter and Colab render. pandoc takes the last --from and --to it is given, so these
+# override the ones sphinx-gallery passes first.
 _PANDOC_ARGS = ("--to=gfm", "--wrap=preserve")
 _LINKS_FILE = "notebook_links.json"  # in the doctree folder: a build cache, never published
 _OPTIONAL_GROUP = "docs"  # the dependency group that holds what some pages import
