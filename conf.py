@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).parent.resolve()
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
+import notebooks  # each page's notebook: Markdown text, an install cell that keeps Colab's torch
 import sitebuild  # this site's build hooks, found through the path above
 
 # -- Project information -----------------------------------------------------
@@ -34,6 +35,7 @@ extensions = [
     "notfound.extension",
     "sphinxext.opengraph",
     "sitebuild",
+    "notebooks",  # the notebooks' text through pandoc, each page's install cell
     "machines",  # results recorded on other machines, beside the live ones
     "since",  # from which torch release each entry works, from the version records
     "tasksearch",  # search results down to the entry, as the reader types
@@ -85,6 +87,9 @@ sphinx_gallery_conf = {
     # Its execution-time pages load jQuery and DataTables from CDNs; the site loads
     # nothing from outside. Each page still shows its own run time.
     "write_computation_times": False,
+    # Notebook text goes through pandoc, from reStructuredText to the Markdown Jupyter and
+    # Colab show; docs/_ext/notebooks.py gives it this site's reader, filter and links.
+    "pypandoc": True,
 }
 
 # -- Links to PyTorch's documentation ---------------------------------------
@@ -113,13 +118,12 @@ copybutton_remove_prompts = True
 # The one place the repository is named: the header link and, for a local build,
 # the address of the published site (its GitHub Pages) derive from it.
 repository_url = "https://github.com/pytorch2-cheatsheet/pytorch2-cheatsheet"
-# Each page's notebook starts by installing what it imports: the torch this site was
-# built with and the helper package, from the repository.
-_torch_release = metadata.version("torch").split("+")[0]
-sphinx_gallery_conf["first_notebook_cell"] = (
-    "# On Colab, for a GPU: Runtime > Change runtime type > GPU, before running this cell.\n"
-    f'%pip install --quiet "torch=={_torch_release}" "cheatsheet @ git+{repository_url}"'
-)
+# Each page's notebook starts by installing what Colab lacks: the helper package, from
+# the repository, and the optional packages the page imports (docs/_ext/notebooks.py adds
+# those). Never torch: Colab's own CUDA build meets the helper package's torch>=2.4, and
+# an entry that needs a newer torch says so on its page.
+notebook_requirements = [f"cheatsheet @ git+{repository_url}"]
+sphinx_gallery_conf["first_notebook_cell"] = notebooks.install_cell(notebook_requirements)
 # "Open in Colab" on every page opens its notebook from the repository's `notebooks`
 # branch, which the deploy workflow fills with the notebooks it publishes with the site.
 _owner, _name = urlsplit(repository_url).path.strip("/").split("/")[:2]

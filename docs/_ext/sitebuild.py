@@ -30,6 +30,8 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_refnode
 
+from notebooks import text_converter
+
 # torch, numpy and cheatsheet are imported where they are used: a rebuild in which
 # no example runs then never pays the seconds that importing torch costs.
 
@@ -546,8 +548,9 @@ def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
     gallery_conf = app.config.sphinx_gallery_conf
     if not gallery_conf["plot_gallery"]:
         return
-    # The notebooks are written when a page runs, so their first cell is an input too.
-    current = {**page_inputs(), "first notebook cell": gallery_conf.get("first_notebook_cell")}
+    # The notebooks are written when a page runs, so what converts their text is an input
+    # too. Their first cell is not: notebooks.py rewrites it in every build.
+    current = {**page_inputs(), "notebook text": text_converter(gallery_conf)}
     dirs = gallery_conf["gallery_dirs"]
     for gallery in [Path(app.srcdir, d) for d in ([dirs] if isinstance(dirs, str) else dirs)]:
         record = gallery / _INPUTS_FILE
