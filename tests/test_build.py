@@ -253,10 +253,12 @@ def _extra_page(root: Path, name: str, text: str) -> Iterator[None]:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("mini")
     shutil.copy(ROOT / "conf.py", root)
+    shutil.copy(ROOT / "pyproject.toml", root)  # the notebooks' install cell reads its groups
     for folder in ("_ext", "_static", "_templates", "_inventories"):
         shutil.copytree(ROOT / "docs" / folder, root / "docs" / folder)
-    # The site's search words name its entries; the mini site has none of them.
+    # The site's search words and probes name its entries; the mini site has none of them.
     (root / "docs" / "search_terms.toml").write_text("", encoding="utf-8")
+    (root / "docs" / "probes.toml").write_text("", encoding="utf-8")
     package = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "src" / "cheatsheet", root / "src" / "cheatsheet", ignore=package)
     (root / "src" / "cheatsheet" / "minisite.py").write_text('UNIT = "ms"\n', encoding="utf-8")
@@ -324,19 +326,39 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
         live, "Test Arm", machine={"torch_version": "2.4.0"}, source_sha256="0" * 64
     )
     missing = _synthetic_record(live, "Test Gone", comparisons=[gone])
-    # Version runs: the unit entry fails under 2.4.1, only prints its guard under 2.6.0
-    # and works under 2.8.0, so it works since 2.8.
+    # Version runs: the unit entry's probe fails under 2.4.1 and 2.6.0 and works under
+    # 2.8.0, so it works since 2.8; the page's top code works everywhere.
+    from cheatsheet.entries import load_probes, page_entries
+
+    probes = project / "docs" / "probes.toml"
+    probes.write_text(
+        '[api-minisite-unit]\ncall = "cheatsheet.minisite.UNIT"\ncode = "import cheatsheet"\n'
+    )
+    entries = {e.label: e for e in page_entries(project / "examples" / "basics" / "uses_helpers.py")}
+    unit_digest = entries["api-minisite-unit"].digest(load_probes(probes)["api-minisite-unit"].code)
+
+    def part(works: bool, error: str = "") -> dict:
+        status = "works" if works else "fails"
+        return {"status": status, "runs": 1 if works else 3, "failures": 0 if works else 3,
+                "error": error}  # fmt: skip
+
     runs = {}
-    for version, ran, guard in [("2.4.1", False, ""), ("2.6.0", True, "needs torch 2.8"),
-                                ("2.8.0", True, "")]:  # fmt: skip
+    for version, works in [("2.4.1", False), ("2.6.0", False), ("2.8.0", True)]:
         run = _synthetic_record(
             live, "Test Old", machine={"torch_version": version}, comparisons=[]
         )
-        unit = {"entry": "api-minisite-unit", "origin": "uses_helpers.py:20", "ran": ran,
-                "error": "" if ran else "AttributeError: planted",
-                **({"guard": guard} if guard else {})}  # fmt: skip
-        top = {"entry": "(page top)", "origin": "uses_helpers.py:9", "ran": True, "error": ""}
-        run["blocks"] = [top, unit] if version == "2.4.1" else [unit]
+        error = "" if works else f"AttributeError: planted under {version}"
+        unit = {"entry": "api-minisite-unit", "source_sha256": unit_digest,
+                "probe": {"api_missing": [], **part(works, error)},
+                "blocks": [{"origin": b.origin, **part(works, error)}
+                           for b in entries["api-minisite-unit"].blocks]}  # fmt: skip
+        top = entries.get("(page top)")
+        rows = [unit]
+        if version == "2.4.1" and top is not None:
+            rows.insert(0, {"entry": "(page top)", "source_sha256": top.digest(), "probe": None,
+                            "blocks": [{"origin": b.origin, **part(True)} for b in top.blocks]})  # fmt: skip
+        run["entries"] = rows
+        run["packages"] = {"torchao": "not installed"}
         runs[f"{run['machine_id']}-torch-{version}"] = run
     results = project / "results"
     for folder, record in [*((r["machine_id"], r) for r in (same, older, missing)),
@@ -355,13 +377,17 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
         gallery = (project / "_build" / "html" / "gallery" / "basics" / "index.html").read_text()
     finally:
         shutil.rmtree(results)
+        probes.write_text("")
         header.write_text(HEADER)
     soup = BeautifulSoup(html, "html.parser")
     unit = soup.find(id="api-minisite-unit").find_parent("section")
     [note] = soup.select("p.since-note")  # only there: the other entries work under 2.4.1
     assert note in unit.find_all("p")
     assert "Needs torch 2.8 or newer" in note.get_text()
-    assert "did not work under 2.6.0 (needs torch 2.8) and works from 2.8.0 on" in note.get_text()
+    assert (
+        "cheatsheet.minisite.UNIT did not work under 2.6.0 (AttributeError: planted under 2.6.0) "
+        "and works from 2.8.0 on" in note.get_text()
+    )
     [since] = BeautifulSoup(gallery, "html.parser").select("span.since")
     assert since.get_text() == "2.8"
     [table] = soup.select("#on-other-machines table")
@@ -389,15 +415,33 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     ]  # fmt: skip
     assert "2.4.1, 2.6.0, 2.8.0" in machines.get_text()
     coverage = BeautifulSoup(landing, "html.parser")
-    assert "torch 2.4.1 (2026-01-02): every block; 1 of 2 work." in coverage.get_text()
-    assert "torch 2.6.0 (2026-01-02): the blocks that did not work there; 0 of 1 work." in (
-        coverage.get_text()
-    )
+    text = " ".join(coverage.get_text().split())
+    top_rows = 2 if "(page top)" in entries else 1
+    assert f"torch 2.4.1 (2026-01-02): every entry; {top_rows - 1} of {top_rows} work." in text
+    assert "torch 2.6.0 (2026-01-02): every probe, and the entries that did not all work " in text
     [row] = coverage.select("table.torch-coverage tbody tr")
     cells = [td.get_text(" ", strip=True) for td in row.select("td")]
-    assert cells[:2] == ["2.8", "basics/uses_helpers"]
+    assert cells[:3] == ["2.8", "api-minisite-unit", "cheatsheet.minisite.UNIT"]
     assert row.select_one("a")["href"].endswith("uses_helpers.html#api-minisite-unit")
-    assert cells[3] == "2.6.0: needs torch 2.8"
+    assert "did not work under 2.6.0" in cells[3]
+
+
+def test_a_since_of_an_unknown_entry_fails_the_build_with_a_suggestion(project, passing_build):
+    probes = project / "docs" / "probes.toml"
+    probes.write_text('[api-minisite-unit]\ncall = "UNIT"\ncode = "import cheatsheet"\n')
+    header = project / "examples" / "basics" / "GALLERY_HEADER.rst"
+    header.write_text(HEADER + "\nThe unit works since :since:`api-minisite-unti`.\n")
+    try:
+        result = _build(project)
+    finally:
+        probes.write_text("")
+        header.write_text(HEADER)
+    assert result.returncode != 0
+    assert (
+        "no version record dates the entry 'api-minisite-unti'; did you mean "
+        "'api-minisite-unit'?" in result.stderr
+    )
+    assert "Traceback" not in result.stderr + result.stdout
 
 
 def test_pages_run_in_header_order_and_start_from_a_clean_state(project, passing_build):

@@ -1,4 +1,4 @@
-"""From which torch release each entry works (docs/_ext/since.py), and the bounds it sets."""
+"""From which torch release each entry works (docs/_ext/since.py): each failure mode planted."""
 
 from __future__ import annotations
 
@@ -7,81 +7,382 @@ import re
 import sys
 from pathlib import Path
 
-import jsonschema
+import pytest
 from packaging.version import Version
 
 from cheatsheet import records
-from since import Since, entry_since  # on the path through pytest's pythonpath setting
+from cheatsheet.entries import (
+    FAILS,
+    FLAKY,
+    SKIPPED,
+    WORKS,
+    CodeBlock,
+    Entry,
+    block_status,
+    load_probes,
+    repeated_status,
+)
+from since import (  # on the path through pytest's pythonpath setting
+    Outcome,
+    compute,
+    date,
+    what_is_missing,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
+V = Version
+
+# -- Dating one part ---------------------------------------------------------------------
 
 
-def _record(version: str, page: str, *blocks: tuple[str, bool, str]) -> dict:
-    """Test data only: a version run's record, each block as (entry, ran, guard)."""
+def _series(**by_release: str | Outcome) -> dict[Version, Outcome]:
+    """Test data only: ``_series(v2_4_1="works", ...)``."""
+    found = {}
+    for key, value in by_release.items():
+        version = V(key[1:].replace("_", "."))
+        found[version] = value if isinstance(value, Outcome) else Outcome(value, f"E{version}")
+    return found
+
+
+def test_a_part_that_works_under_the_oldest_release_dates_from_it():
+    dating = date(_series(v2_4_1=WORKS, v2_5_1=WORKS))
+    assert dating.first == V("2.4.1")
+    assert dating.at_oldest
+    assert dating.last_failing is None
+
+
+def test_since_is_the_first_release_after_the_last_failure():
+    dating = date(_series(v2_4_1=FAILS, v2_5_1=FAILS, v2_6_0=WORKS, v2_7_1=WORKS))
+    assert dating.first == V("2.6.0")
+    assert dating.last_failing == (V("2.5.1"), "E2.5.1")
+    assert not dating.at_oldest
+
+
+def test_one_release_failing_between_two_working_ones_is_named_and_does_not_move_the_date():
+    dating = date(_series(v2_7_1=FAILS, v2_8_0=WORKS, v2_9_1=FAILS, v2_10_0=WORKS))
+    assert dating.first == V("2.8.0")
+    assert dating.regressions == ((V("2.9.1"), "E2.9.1"),)
+    assert dating.last_failing == (V("2.7.1"), "E2.7.1")
+
+
+def test_two_failing_releases_in_a_row_do_move_the_date():
+    dating = date(_series(v2_4_1=WORKS, v2_5_1=FAILS, v2_6_0=FAILS, v2_7_1=WORKS))
+    assert dating.first == V("2.7.1")
+    assert dating.regressions == ()
+
+
+def test_a_failure_that_did_not_reproduce_is_flaky_and_does_not_move_the_date():
+    flaky = Outcome(FLAKY, "timed out after 300 s", runs=3, failures=1)
+    dating = date(_series(v2_4_1=FAILS, v2_5_1=flaky, v2_6_0=WORKS))
+    assert dating.first == V("2.5.1")
+    assert dating.flaky == ((V("2.5.1"), "failed 1 of 3 runs: timed out after 300 s"),)
+
+
+def test_a_skip_is_not_a_pass():
+    skipped = Outcome(SKIPPED, "not installed under this release: onnxscript")
+    dating = date(_series(v2_4_1=skipped, v2_5_1=WORKS))
+    assert dating.first == V("2.5.1")
+    assert not dating.at_oldest  # the oldest release measured nothing
+    assert dating.unmeasured == ((V("2.4.1"), "not installed under this release: onnxscript"),)
+    assert date(_series(v2_4_1=skipped)).first is None
+
+
+def test_a_part_failing_under_the_newest_release_measured_has_no_since():
+    assert date(_series(v2_4_1=WORKS, v2_5_1=FAILS)).first is None
+    assert date({}).first is None
+
+
+# -- The one rule for "works", and repeated runs ---------------------------------------
+
+
+def test_code_that_prints_skipped_did_not_run_its_call():
+    assert block_status(True, "x\nskipped: no CUDA device here\n") == SKIPPED
+    assert block_status(True, "[rank0]: Skipped the GPU part\n") == SKIPPED
+    assert block_status(True, "tiles skipped: 40%\n") == WORKS
+    assert block_status(False, "skipped: ...") == FAILS
+
+
+def test_a_failure_counts_only_when_every_run_failed():
+    assert repeated_status([FAILS, FAILS, FAILS]) == FAILS
+    assert repeated_status([FAILS, WORKS]) == FLAKY
+    assert repeated_status([WORKS]) == WORKS
+    assert repeated_status([SKIPPED]) == SKIPPED
+
+
+# -- Entries, from records --------------------------------------------------------------
+
+
+def _entry(label: str, *codes: str, page: str = "p/a") -> Entry:
+    return Entry(page, label, tuple(CodeBlock(f"{page}.py:{n}", c) for n, c in enumerate(codes)))
+
+
+def _probes(tmp_path: Path, text: str) -> dict:
+    path = tmp_path / "probes.toml"
+    path.write_text(text)
+    return load_probes(path)
+
+
+def _record(version: str, *rows: dict, page: str = "p/a", path: str | None = None) -> dict:
+    """Test data only: a version run's record."""
     return {
         "page": page,
         "machine": {"torch_version": version},
-        "blocks": [
-            {"entry": e, "origin": f"{page}.py:1", "ran": ran,
-             "error": "" if ran else f"AttributeError: {e} in {version}",
-             **({"guard": guard} if guard else {})}
-            for e, ran, guard in blocks
-        ],
+        "date": "2026-01-02T00:00:00+00:00",
+        "entries": list(rows),
+        "_path": path or f"results/m-torch-{version}/{page}.json",
+    }
+
+
+def _part(status: str, error: str = "", runs: int = 1, failures: int | None = None) -> dict:
+    if failures is None:
+        failures = runs if status == FAILS else 0
+    return {"status": status, "runs": runs, "failures": failures, "error": error}
+
+
+def _row(entry: Entry, probe_code: str, probe: dict | None, *blocks: dict, missing=()) -> dict:
+    return {
+        "entry": entry.label,
+        "source_sha256": entry.digest(probe_code),
+        "probe": None if probe is None else {"api_missing": list(missing), **probe},
+        "blocks": [{"origin": b.origin, **part} for b, part in zip(entry.blocks, blocks)],
+    }
+
+
+SAC_PROBES = """
+[sac]
+call = "create_selective_checkpoint_contexts"
+api = ["torch.utils.checkpoint.CheckpointPolicy"]
+code = "import torch"
+"""
+
+
+def test_an_optional_newer_argument_gets_its_own_note_and_does_not_date_the_call(tmp_path):
+    probes = _probes(tmp_path, SAC_PROBES)
+    sac = _entry("sac", "checkpoint(..., respect_saved_tensors_hooks=True)")
+    error = "TypeError: forward() got an unexpected keyword argument 'respect_saved_tensors_hooks'"
+    runs = [
+        _record("2.4.1", _row(sac, "import torch\n", _part(FAILS, "ImportError: CheckpointPolicy"),
+                              _part(FAILS, "ImportError: CheckpointPolicy"),
+                              missing=["torch.utils.checkpoint.CheckpointPolicy"])),
+        _record("2.5.1", _row(sac, "import torch\n", _part(WORKS), _part(FAILS, error))),
+        _record("2.13.0", _row(sac, "import torch\n", _part(WORKS), _part(FAILS, error))),
+        _record("2.14.1", _row(sac, "import torch\n", _part(WORKS), _part(WORKS))),
+    ]  # fmt: skip
+    state = compute(runs, {("p/a", "sac"): sac}, probes)
+    since = state.since["sac"]
+    assert since.release == "2.5"
+    assert since.role_text() == "2.5"
+    note = since.note()
+    assert "Needs torch 2.5 or newer" in note
+    assert "`create_selective_checkpoint_contexts` did not work under 2.4.1" in note
+    assert "`respect_saved_tensors_hooks=`, which needs 2.14 (under 2.13.0:" in note
+    assert state.problems == [] and state.stale == []
+
+
+def test_a_skipped_probe_is_not_measured_never_works(tmp_path):
+    probes = _probes(tmp_path, SAC_PROBES.replace("[sac]", "[onnx]").replace("sac", "onnx"))
+    onnx = _entry("onnx", "torch.onnx.export(m, (x,), dynamo=True)")
+    skipped = _part(SKIPPED, "not installed under this release: onnxscript", runs=0)
+    runs = [
+        _record("2.4.1", _row(onnx, "import torch\n", skipped, _part(SKIPPED, "skipped: no onnx"))),
+        _record("2.5.1", _row(onnx, "import torch\n", _part(WORKS), _part(WORKS))),
+    ]  # fmt: skip
+    since = compute(runs, {("p/a", "onnx"): onnx}, probes).since["onnx"]
+    assert since.release == "2.5"  # not "≤ 2.4": nothing was measured under 2.4.1
+    assert "Not measured under 2.4.1: not installed under this release: onnxscript" in since.note()
+
+
+def test_a_one_off_crash_is_flaky_and_a_middle_failure_is_named(tmp_path):
+    probes = _probes(tmp_path, SAC_PROBES.replace("sac", "pp"))
+    pp = _entry("pp", "ScheduleGPipe(...)")
+    runs = [
+        _record("2.7.1", _row(pp, "import torch\n", _part(FAILS, "ImportError: x"), _part(FAILS))),
+        _record("2.8.0", _row(pp, "import torch\n", _part(FLAKY, "timed out", 3, 1), _part(WORKS))),
+        _record("2.9.1", _row(pp, "import torch\n", _part(FAILS, "(killed by SIGABRT)"), _part(WORKS))),
+        _record("2.10.0", _row(pp, "import torch\n", _part(WORKS), _part(WORKS))),
+    ]  # fmt: skip
+    since = compute(runs, {("p/a", "pp"): pp}, probes).since["pp"]
+    assert since.release == "2.8"
+    note = since.note()
+    assert "It fails under 2.9.1 only ((killed by SIGABRT))." in note
+    assert "Under 2.8.0 it is flaky (failed 1 of 3 runs: timed out)." in note
+
+
+def test_a_record_of_older_code_is_stale_and_names_the_command_that_refreshes_it(tmp_path):
+    probes = _probes(tmp_path, SAC_PROBES)
+    old, new = _entry("sac", "old code"), _entry("sac", "new code")
+    runs = [
+        _record("2.4.1", _row(old, "import torch\n", _part(WORKS), _part(WORKS))),
+        _record("2.6.0", _row(old, "import torch\n", _part(WORKS), _part(WORKS))),
+    ]
+    state = compute(runs, {("p/a", "sac"): new}, probes)
+    assert "sac" not in state.since  # a stale record dates nothing
+    assert len(state.stale) == 2
+    assert "results/m-torch-2.4.1/p/a.json: the record of 'sac' was measured from other code" in (
+        state.stale[0]
+    )
+    assert "`nox -s oldest-torch -- examples/p/a.py`" in state.stale[0]
+    assert "`nox -s torch-version -- 2.6.0 examples/p/a.py`" in state.stale[1]
+    gone = compute(runs, {}, {})
+    assert "is no longer on the page" in gone.stale[0]
+
+
+def test_a_changed_probe_makes_the_record_stale_too(tmp_path):
+    entry = _entry("sac", "code")
+    runs = [_record("2.4.1", _row(entry, "import torch\n", _part(WORKS), _part(WORKS)))]
+    probes = _probes(tmp_path, SAC_PROBES.replace('code = "import torch"', 'code = "import os"'))
+    assert compute(runs, {("p/a", "sac"): entry}, probes).stale
+
+
+def test_a_record_of_a_very_old_torch_dates_only_its_own_entries(tmp_path):
+    probes = _probes(tmp_path, SAC_PROBES + SAC_PROBES.replace("sac", "old"))
+    sac, old = _entry("sac", "a"), _entry("old", "b", page="p/b")
+    runs = [
+        _record("2.4.1", _row(sac, "import torch\n", _part(WORKS), _part(WORKS))),
+        _record("1.0.0", _row(old, "import torch\n", _part(WORKS), _part(WORKS)), page="p/b"),
+    ]
+    state = compute(runs, {("p/a", "sac"): sac, ("p/b", "old"): old}, probes)
+    assert state.since["sac"].release == "≤ 2.4"
+    assert state.since["old"].release == "≤ 1.0"
+
+
+def test_the_api_check_and_the_call_disagreeing_shows_both(tmp_path):
+    probes = _probes(tmp_path, SAC_PROBES.replace("sac", "fsdp"))
+    fsdp = _entry("fsdp", "fully_shard(model)")
+    code = "import torch\n"
+    runs = [
+        _record("2.5.1", _row(fsdp, code, _part(FAILS, "ImportError"), missing=["fully_shard"])),
+        _record("2.6.0", _row(fsdp, code, _part(FAILS, "AttributeError: record_event"))),
+        _record("2.8.0", _row(fsdp, code, _part(FAILS, "AssertionError: not close"))),
+        _record("2.9.1", _row(fsdp, code, _part(WORKS))),
+    ]
+    since = compute(runs, {("p/a", "fsdp"): fsdp}, probes).since["fsdp"]
+    assert since.role_text() == "2.9 (API 2.6)"
+    assert "The names it needs exist from 2.6.0" in since.note()
+
+
+def test_a_known_upstream_bug_explains_its_releases_and_must_match_the_records(tmp_path):
+    probes = _probes(
+        tmp_path,
+        SAC_PROBES.replace("sac", "fsdp")
+        + '\n[[fsdp.known]]\nreleases = ["2.8"]\nsays = "averages gradients wrongly"\n'
+        'link = "https://github.com/pytorch/pytorch/issues/1"\n',
+    )
+    fsdp = _entry("fsdp", "fully_shard(model)")
+    code = "import torch\n"
+    runs = [
+        _record("2.8.0", _row(fsdp, code, _part(FAILS, "AssertionError: not close"))),
+        _record("2.9.1", _row(fsdp, code, _part(WORKS))),
+    ]
+    state = compute(runs, {("p/a", "fsdp"): fsdp}, probes)
+    assert "did not work under 2.8.0 (averages gradients wrongly: https://github.com" in (
+        state.since["fsdp"].note()
+    )
+    works = [_record("2.8.0", _row(fsdp, code, _part(WORKS)))]
+    [problem] = compute(works, {("p/a", "fsdp"): fsdp}, probes).problems
+    assert "says 2.8 averages gradients wrongly, but its record under 2.8.0 shows it working" in (
+        problem
+    )
+
+
+def test_an_entry_dated_by_its_code_alone_must_get_a_probe(tmp_path):
+    entry = _entry("e", "code")
+    runs = [
+        _record("2.4.1", _row(entry, "", None, _part(FAILS, "AttributeError: x"))),
+        _record("2.6.0", _row(entry, "", None, _part(WORKS))),
+    ]
+    state = compute(runs, {("p/a", "e"): entry}, {})
+    assert state.problems == [
+        "'e' (p/a) needs torch 2.6 by its code, but the call it documents is not measured: "
+        "give it a probe in docs/probes.toml"
+    ]
+
+
+def test_a_probe_for_no_entry_is_refused_with_a_suggestion(tmp_path):
+    probes = _probes(tmp_path, SAC_PROBES.replace("[sac]", "[sca]"))
+    state = compute([], {("p/a", "sac"): _entry("sac", "x")}, probes)
+    assert state.problems == ["docs/probes.toml: [sca] is no entry of any page; did you mean 'sac'?"]
+
+
+def test_a_bad_probes_file_names_the_entry_and_the_fix(tmp_path):
+    with pytest.raises(ValueError, match=r"\[x\] needs a `call` and the probe's `code`"):
+        _probes(tmp_path, '[x]\ncall = "f()"\n')
+    with pytest.raises(ValueError, match=r"\[x\] has unknown keys \['cal'\]"):
+        _probes(tmp_path, '[x]\ncall = "f()"\ncode = "1"\ncal = 1\n')
+    with pytest.raises(ValueError, match=r"\[y\] same = 'z', which has no probe"):
+        _probes(tmp_path, '[y]\nsame = "z"\n')
+
+
+@pytest.mark.parametrize(
+    ("error", "named"),
+    [
+        ("TypeError: f() got an unexpected keyword argument 'set_priority'", "`set_priority=`"),
+        ("ImportError: cannot import name 'CheckpointPolicy' from 'x'", "`CheckpointPolicy`"),
+        ("AttributeError: module 'torch.cpu' has no attribute 'get_capabilities'",
+         "`get_capabilities`"),
+        ("ModuleNotFoundError: No module named 'torch.nn.attention.flex_attention'",
+         "`torch.nn.attention.flex_attention`"),
+        ("RuntimeError: something else", ""),
+    ],
+)  # fmt: skip
+def test_what_an_error_says_is_missing(error, named):
+    assert what_is_missing(error) == named
+
+
+# -- Records read from disk --------------------------------------------------------------
+
+
+def _valid_record() -> dict:
+    machine = {
+        "cpu": "c", "logical_cores": 2, "torch_threads": 2, "gpus": [],
+        "torch_version": "2.4.1+cu121", "cuda_version": "12.1", "python_version": "3.11.7",
+        "os": "Linux", "inductor_cpp_compiler": "/usr/bin/c++", "date": "2026-01-02",
+        "can_compile": True,
     }  # fmt: skip
-
-
-def test_an_entry_that_works_under_the_oldest_release_works_since_then():
-    runs = [_record("2.4.1+cu121", "p/a", ("old", True, ""))]
-    since = entry_since(runs, "2.14.1+cu130")[("p/a", "old")]
-    assert since == Since("p/a", "old", "2.4.1", None, "")
-    assert since.at_oldest
-    assert since.release == "≤ 2.4"
-
-
-def test_since_is_the_first_release_tried_after_the_last_failure():
-    runs = [
-        _record("2.4.1", "p/a", ("new", False, ""), ("new", True, ""), ("old", True, "")),
-        _record("2.6.0", "p/a", ("new", True, ""), ("new", False, "")),  # one block fails
-        _record("2.5.1", "p/a", ("new", True, ""), ("new", True, "")),  # works, then not
-        _record("2.8.0", "p/a", ("new", True, ""), ("new", True, "")),
-        _record("2.9.1", "p/a", ("new", True, ""), ("new", True, "")),
+    record = records.page_record("p/a", "x", [], machine, "abc", "2026-01-02T00:00:00+00:00")
+    record["entries"] = [
+        {"entry": "e", "source_sha256": "0" * 64, "probe": None,
+         "blocks": [{"origin": "p/a.py:1", **_part(WORKS)}]}  # fmt: skip
     ]
-    since = entry_since(runs, "2.14.1")[("p/a", "new")]
-    assert (since.first, since.last_failing, since.release) == ("2.8.0", "2.6.0", "2.8")
-    assert since.error == "AttributeError: new in 2.6.0"
-    assert entry_since(runs, "2.14.1")[("p/a", "old")].at_oldest
+    return record
 
 
-def test_a_block_that_only_prints_its_guard_does_not_count_as_working():
-    runs = [
-        _record("2.4.1", "p/w", ("w", True, "needs torch 2.14 (this is 2.4.1)")),
-        _record("2.13.0", "p/w", ("w", True, "needs torch 2.14 (this is 2.13.0)")),
-    ]
-    since = entry_since(runs, "2.14.1+cu130")[("p/w", "w")]
-    assert (since.first, since.release, since.error) == (
-        "2.14.1", "2.14", "needs torch 2.14 (this is 2.13.0)"
-    )  # fmt: skip
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (lambda r: r.pop("machine"), r"field \(the record itself\): 'machine' is a required"),
+        (lambda r: r["entries"][0]["blocks"][0].update(status="false"),
+         r"field entries/0/blocks/0/status: 'false' is not one of"),
+        (lambda r: r["machine"].update(torch_version="latest"),
+         r"field machine/torch_version: 'latest' does not match"),
+    ],
+)  # fmt: skip
+def test_a_malformed_record_fails_naming_its_file_and_field(tmp_path, spoil, message):
+    record = _valid_record()
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(record))
+    assert records.read_record(path)["page"] == "p/a"
+    spoil(record)
+    path.write_text(json.dumps(record))
+    with pytest.raises(records.RecordError, match=re.escape(str(path)) + ": " + message):
+        records.read_record(path)
 
 
-def test_an_entry_failing_under_the_newest_release_tried_gets_no_since():
-    runs = [_record("2.4.1", "p/a", ("x", False, "")), _record("2.15.0", "p/a", ("x", False, ""))]
-    assert entry_since(runs, "2.14.1") == {}
-    assert entry_since([{"page": "p/a", "comparisons": []}], "2.14.1") == {}
+def test_a_record_that_is_not_json_fails_naming_its_file(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('{"page": ')
+    with pytest.raises(records.RecordError, match=re.escape(str(path)) + ": not a readable JSON"):
+        records.read_record(path)
+
+
+# -- The committed records and the project's bounds -----------------------------------------
 
 
 def _version_runs() -> list[dict]:
     return [
-        json.loads(p.read_text(encoding="utf-8"))
-        for p in sorted(ROOT.glob("results/*/*/*.json"))
-        if "blocks" in json.loads(p.read_text(encoding="utf-8"))
-    ]
-
-
-def test_the_committed_version_records_follow_the_schema():
-    runs = _version_runs()
-    assert runs, "no version records in results/: run nox -s oldest-torch"
-    for run in runs:
-        jsonschema.validate(run, records.schema())
+        r for r in (records.read_record(p) for p in sorted(ROOT.glob("results/*/*/*.json")))
+        if "entries" in r
+    ]  # fmt: skip
 
 
 def test_the_dependency_bounds_are_the_oldest_versions_recorded():
@@ -90,24 +391,21 @@ def test_the_dependency_bounds_are_the_oldest_versions_recorded():
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     runs = _version_runs()
-    oldest_torch = min(Version(Version(r["machine"]["torch_version"]).base_version) for r in runs)
+    assert runs, "no version records in results/: run nox -s oldest-torch"
+    oldest_torch = min(V(V(r["machine"]["torch_version"]).base_version) for r in runs)
     [bound] = [d for d in project["dependencies"] if re.match(r"torch\b", d)]
     assert bound == f"torch>={oldest_torch.major}.{oldest_torch.minor}"
-    # Every record of the site's pages, in any torch, ran under one of these Pythons.
-    pythons = {
-        Version(json.loads(p.read_text())["machine"]["python_version"])
-        for p in ROOT.glob("results/*/*/*.json")
-    }
+    pythons = {V(r["machine"]["python_version"]) for r in runs}
     oldest_python = min(pythons)
     assert project["requires-python"] == f">={oldest_python.major}.{oldest_python.minor}"
 
 
-def test_every_entry_the_pytorch2_index_dates_has_a_since():
+def test_every_entry_the_pytorch2_index_dates_has_a_probe():
     header = (ROOT / "examples" / "pytorch2" / "GALLERY_HEADER.rst").read_text()
     dated = re.findall(r":since:`([\w-]+)`", header)
     assert len(dated) >= 20
-    known = {entry for _, entry in entry_since(_version_runs(), "99.0")}
-    assert set(dated) <= known, sorted(set(dated) - known)
+    probes = load_probes(ROOT / "docs" / "probes.toml")
+    assert set(dated) <= set(probes), sorted(set(dated) - set(probes))
 
 
 def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
@@ -124,10 +422,20 @@ def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
     )
     dynamo = "torch._dynamo.exc.Unsupported: graph break\nSet TORCHDYNAMO_VERBOSE=1 for more: see\n"
     assert torch_versions._last_line(dynamo) == "torch._dynamo.exc.Unsupported: graph break"
-    alone = f"subprocess.CalledProcessError: Command '['{sys.prefix}/bin/python', '-c']'"
-    assert torch_versions._last_line(alone) == (
-        "subprocess.CalledProcessError: Command '['<venv>/bin/python', '-c']'"
-    )
+    killed = "Traceback...\nRuntimeError: boom\nkilled by SIGABRT"
+    assert torch_versions._last_line(killed) == "RuntimeError: boom (killed by SIGABRT)"
+
+
+def test_the_api_check_names_what_a_release_lacks():
+    import torch_versions
+
+    assert torch_versions.api_missing(["torch.nn.functional.scaled_dot_product_attention"]) == []
+    assert torch_versions.api_missing(["torch.no_such_thing", "torch.nn.Linear(in_features=)"]) == [
+        "torch.no_such_thing"
+    ]
+    assert torch_versions.api_missing(["torch.nn.Linear(in_features=, wings=)"]) == [
+        "torch.nn.Linear(wings=)"
+    ]
 
 
 def test_a_later_release_retries_only_the_entries_that_did_not_work(tmp_path):
@@ -135,19 +443,8 @@ def test_a_later_release_retries_only_the_entries_that_did_not_work(tmp_path):
 
     folder = tmp_path / "m-torch-2.4.1" / "p"
     folder.mkdir(parents=True)
-    run = _record("2.4.1", "p/a", ("ok", True, ""), ("bad", False, ""), ("guarded", True, "g"))
+    ok, bad, skip = _entry("ok", "a"), _entry("bad", "b"), _entry("skip", "c")
+    run = _record("2.4.1", _row(ok, "", None, _part(WORKS)), _row(bad, "", None, _part(FAILS)),
+                  _row(skip, "", None, _part(SKIPPED)))  # fmt: skip
     (folder / "a.json").write_text(json.dumps(run))
-    assert torch_versions.not_working(tmp_path / "m-torch-2.4.1") == {
-        ("p/a", "bad"), ("p/a", "guarded")
-    }  # fmt: skip
-
-
-def test_each_block_of_a_page_belongs_to_the_entry_above_it():
-    import torch_versions
-
-    blocks = torch_versions.page_blocks(ROOT / "examples" / "pytorch2" / "whats_new.py")
-    entries = [entry for entry, _ in blocks]
-    assert entries[0] == "(page top)" or entries[0].startswith("pt2-whats-new-")
-    assert "pt2-whats-new-polar" in entries
-    polar = next(b for e, b in blocks if e == "pt2-whats-new-polar")
-    assert "torch.linalg.polar" in polar.code
+    assert torch_versions.not_working(tmp_path / "m-torch-2.4.1") == {("p/a", "bad"), ("p/a", "skip")}

@@ -357,7 +357,8 @@ def entry_since(history: History, probe: Probe | None) -> EntrySince | None:
     call = date(history.probe if probe else _combined(history.blocks))
     if call.first is None:
         return None
-    api = date(history.api) if probe and history.api else None
+    # An API check of no names says nothing: only a probe that names its API gets one.
+    api = date(history.api) if probe and probe.api and history.api else None
     extras = []
     for n, outcomes in sorted(history.blocks.items()):
         block = date(outcomes)
@@ -500,7 +501,7 @@ class SinceRole(SphinxRole):
         since = state.since.get(self.text)
         if since is None or since.probe is None:
             if since is None:
-                close = difflib.get_close_matches(self.text, state.since, n=1)
+                close = difflib.get_close_matches(self.text, [*state.since, *state.probes], n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 text = (
                     f"no version record dates the entry {self.text!r}{hint} "
