@@ -35,6 +35,7 @@ extensions = [
     "notfound.extension",
     "sphinxext.opengraph",
     "sitebuild",
+    "freshpage",  # each example page runs in a process of its own
     "notebooks",  # the notebooks' text through pandoc, each page's install cell
     "machines",  # results recorded on other machines, beside the live ones
     "since",  # from which torch release each entry works, from the version records

@@ -444,6 +444,61 @@ def test_a_since_of_an_unknown_entry_fails_the_build_with_a_suggestion(project, 
     assert "Traceback" not in result.stderr + result.stdout
 
 
+WARNS_ONCE = '''r"""
+Warns once {name}
+=================
+
+Counts the warnings of a call torch warns about once per process.
+"""
+
+# %%
+import warnings
+
+import torch
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+print("warnings:", len(caught))
+'''
+
+
+def _build_in_order(root: Path, order: list[str]) -> dict[str, str]:
+    """Build the pages in ``order`` from nothing; return each page's output."""
+    header = "Basics\n------\n\n" + "".join(
+        f"#. :ref:`sphx_glr_gallery_basics_{name}.py`\n" for name in order
+    )
+    (root / "examples" / "basics" / "GALLERY_HEADER.rst").write_text(header)
+    shutil.rmtree(root / "docs" / "gallery", ignore_errors=True)
+    shutil.rmtree(root / "_build", ignore_errors=True)
+    result = _build(root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return {name: _output(root, name) for name in order}
+
+
+def test_a_page_prints_the_same_built_first_or_after_another(tmp_path):
+    # torch warns about prototype nested tensors once per process, from C++: nothing in
+    # Python resets that, so only a process of its own per page keeps the pages apart.
+    root = tmp_path / "order"
+    root.mkdir()
+    shutil.copy(ROOT / "conf.py", root)
+    shutil.copy(ROOT / "pyproject.toml", root)
+    for folder in ("_ext", "_static", "_templates", "_inventories"):
+        shutil.copytree(ROOT / "docs" / folder, root / "docs" / folder)
+    (root / "docs" / "search_terms.toml").write_text("")
+    (root / "docs" / "probes.toml").write_text("")
+    (root / "docs" / "index.md").write_text("# Order\n\n```{toctree}\ngallery/index\n```\n")
+    topic = root / "examples" / "basics"
+    topic.mkdir(parents=True)
+    (root / "examples" / "GALLERY_HEADER.rst").write_text("Gallery\n=======\n")
+    for name in ("one", "two"):
+        (topic / f"warns_{name}.py").write_text(WARNS_ONCE.format(name=name))
+    forward = _build_in_order(root, ["warns_one", "warns_two"])
+    backward = _build_in_order(root, ["warns_two", "warns_one"])
+    assert forward == backward
+    assert all("warnings: 1" in output for output in forward.values()), forward
+
+
 def test_pages_run_in_header_order_and_start_from_a_clean_state(project, passing_build):
     output = _output(project, "reads_state")
     torch.manual_seed(0)
