@@ -85,10 +85,14 @@ def _cells(runs: list[list[dict]]) -> dict[tuple[int, str], list[dict | None]]:
 
 
 def _text(ratio: dict | None) -> str:
+    from cheatsheet.report import format_ratio, verdict_word
+
     if ratio is None:
         return "(not made)"
-    word = "about as fast" if ratio["kind"] == "same" else ratio["kind"]
-    return f"{word} {ratio['speedup']:.3g}x [{ratio['low']:.3g}–{ratio['high']:.3g}]"
+    return (
+        f"{verdict_word(ratio['kind'])} {format_ratio(ratio['speedup'])}x "
+        f"[{format_ratio(ratio['low'])}–{format_ratio(ratio['high'])}]"
+    )
 
 
 def main() -> int:

@@ -315,6 +315,9 @@ def test_ratio_as_dict_holds_every_field_the_verdict_and_its_sentence():
         "q1": 1.8,
         "q3": 2.2,
         "rounds": 30,
+        "sessions": 1,
+        "within_low": 1.5,
+        "within_high": 3.0,
         "kind": "faster",
         "sentence": "b is 2.00x faster than a (1.50–3.00x)",
     }
@@ -325,9 +328,9 @@ def test_ratio_as_dict_holds_every_field_the_verdict_and_its_sentence():
     [(2.0, "2.00"), (12.3, "12.3"), (100.0, "100"), (0.934, "0.934"), (1234.0, "1.23e+03")],
 )
 def test_ratios_show_three_significant_digits(ratio, text):
-    from cheatsheet.report import _x
+    from cheatsheet.report import format_ratio
 
-    assert _x(ratio) == text
+    assert format_ratio(ratio) == text
 
 
 # -- Paired ratios from known blocks ------------------------------------------------
@@ -400,8 +403,9 @@ def test_html_table_is_escaped_cell_by_cell_with_its_caption(measurement):
     table = _fixed_comparison(measurement)
     assert table._repr_html_() == (
         '<table class="cheatsheet-table"><caption>Median time per call on cpu (1 thread), '
-        "timed in 6 alternating rounds; speedup is the median of the per-round ratios, and "
-        "within ±5% of 1 counts as about as fast</caption>"
+        "timed in 6 alternating rounds in 1 session; speedup is the median of the per-round "
+        "ratios, its interval covers the spread between sessions too, and within ±5% of 1 "
+        "counts as about as fast</caption>"
         '<thead><tr><th scope="col">label</th><th scope="col">median</th>'
         '<th scope="col">spread (IQR)</th><th scope="col">speedup vs eager (95% interval)</th>'
         '<th scope="col">verdict</th></tr></thead><tbody>'
@@ -479,13 +483,18 @@ def test_compare_passes_arguments_and_device_on(fake_clock):
     assert table["a"].device == "cpu"
 
 
-def test_compare_defaults_to_two_seconds_and_twenty_rounds(fake_clock):
+def test_compare_defaults_to_two_seconds_in_six_sessions(fake_clock):
+    from cheatsheet import SESSIONS
+
     table = _compare(fake_clock, {"a": 2**-6, "b": 2**-6})
+    assert SESSIONS == 6
     assert table["a"].runs_wanted == 20
-    # First calls 2/64 s, calibration 2/64, warm-up to 0.2 s past the start (six rounds of
-    # 2/64), then rounds until two seconds past the start: (130 - 16) / 2 of them.
-    assert fake_clock.now == 130 / 64
-    assert table["a"].runs == 57
+    # First calls 2/64 s, then six sessions of a third of a second, each calibrating
+    # (2/64), warming up to a thirtieth of a second (two rounds) and running rounds until
+    # it is spent: 2/64 + 6 * (22/64) in all (a session's deadline falls between rounds).
+    assert fake_clock.now == pytest.approx(2 / 64 + 2.0, abs=6 * 2 / 64)
+    assert len(table["a"].session_sizes) == 6
+    assert sum(table["a"].session_sizes) == table["a"].runs >= 6 * 8
 
 
 def test_an_unknown_baseline_lists_the_labels():
@@ -805,3 +814,76 @@ def test_plot_draws_each_interval_as_a_whisker_in_the_house_colours(measurement)
     assert (note.get_text(), note.get_fontsize(), note.get_va()) == (" 2.00x", 9, "center")
     assert ax.margins()[0] == 0.2
     plt.close(fig)
+
+
+# -- Sessions: an interval that covers what differs between runs ----------------------
+
+
+def test_the_interval_covers_the_spread_between_sessions(measurement):
+    from cheatsheet.report import _paired_ratio
+
+    # Two sessions of six rounds: inside each the ratio barely moves, between them it does.
+    base = measurement(label="base", times_s=(2.0,) * 12, session_sizes=(6, 6))
+    other = measurement(
+        label="other", times_s=(1.0,) * 6 + (2.0 / 1.3,) * 6, session_sizes=(6, 6)
+    )
+    ratio = _paired_ratio(base, other)
+    assert ratio.sessions == 2
+    assert (ratio.within_low, ratio.within_high) == (pytest.approx(1.3), 2.0)
+    assert (ratio.low, ratio.high) == (pytest.approx(1.3), 2.0)
+
+
+def test_a_verdict_held_back_by_disagreeing_sessions_says_so():
+    ratio = Ratio("b", "a", 1.3, 1.02, 1.6, 0.97, 1.2, 1.4, 36, 6, 1.2, 1.4)
+    assert ratio.kind == "same"
+    assert ratio.limited_by_sessions
+    assert ratio.sentence().endswith(
+        "its 6 sessions disagree: the spread between runs, not the noise within one, keeps it "
+        "from a verdict"
+    )
+    assert not _ratio(speedup=1.0, low=0.9, high=1.1, q1=0.95, q3=1.05).limited_by_sessions
+
+
+def test_each_session_times_fresh_copies_of_the_arguments(fake_clock):
+    seen = []
+
+    def remember(x):
+        seen.append(x.data_ptr())
+        fake_clock.now += 1e-3
+
+    compare({"a": remember, "b": remember}, torch.ones(4), budget_s=0.1)
+    assert len(set(seen)) == 6  # one allocation per session
+
+
+def test_a_candidate_that_raises_is_named(fake_clock):
+    def broken():
+        raise ZeroDivisionError("division by zero")
+
+    with pytest.raises(ZeroDivisionError) as caught:
+        compare({"fine": fake_clock.work(1e-3), "broken": broken})
+    assert "(raised by the candidate 'broken')" in caught.value.__notes__
+
+
+def test_a_dollar_in_a_label_is_text_not_math(measurement):
+    from cheatsheet.report import _paired_ratio
+
+    base = measurement(label="$a$", times_s=(2.0,) * 6)
+    other = measurement(label="cost $5", times_s=(1.0,) * 6)
+    table = compare.__globals__["Comparison"]((base, other), "$a$", (_paired_ratio(base, other),))
+    fig = table.plot()
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == [r"cost \$5"]
+    assert r"\$a\$" in fig.axes[0].get_title()
+    fig.canvas.draw()  # renders without a math parse error
+    plt.close(fig)
+
+
+def test_a_line_break_in_a_label_keeps_the_text_table_whole(measurement):
+    from cheatsheet.report import _paired_ratio
+
+    base = measurement(label="a\nb", times_s=(2.0,) * 6)
+    other = measurement(label="c", times_s=(1.0,) * 6)
+    table = compare.__globals__["Comparison"]((base, other), "a\nb", (_paired_ratio(base, other),))
+    lines = repr(table).splitlines()
+    assert len(lines) == 4
+    assert lines[2].startswith("a\\nb ")

@@ -894,3 +894,24 @@ def test_calibration_grows_by_at_least_one_call_and_at_most_a_hundredfold():
     # 1.2 × 10 ms is 1572 calls of 7.6 µs; the first step stops at a hundred.
     assert _calibrate(block) == 1572
     assert asked == [1, 1, 1, 100, 100, 100, 1572]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(59.9, "59.9 s"), (60.0, "1 min"), (1234.5, "20.6 min"), (5400.0, "1.5 h")],
+)
+def test_long_durations_read_in_minutes_and_hours(seconds, text):
+    assert format_seconds(seconds) == text
+
+
+def test_a_generator_or_async_function_is_refused_with_what_to_pass():
+    def gen():
+        yield 1
+
+    async def coro():
+        return 1
+
+    with pytest.raises(TypeError, match=r"generator function: .* e\.g\. lambda: list\(gen\(\)\)"):
+        benchmark(gen)
+    with pytest.raises(TypeError, match=r"async function: .* lambda: asyncio\.run\(main\(\)\)"):
+        interleave({"a": lambda: None, "b": coro})

@@ -44,10 +44,6 @@ def load_records(results: Path) -> list[dict[str, Any]]:
     return found
 
 
-def _x(value: float) -> str:
-    return f"{value:.3g}"
-
-
 def _stamp(record: dict[str, Any], live: dict[str, Any] | None) -> str:
     machine = record["machine"]
     what = machine["cpu"] + (" + " + "; ".join(machine["gpus"]) if machine["gpus"] else "")
@@ -71,12 +67,18 @@ def _stamp(record: dict[str, Any], live: dict[str, Any] | None) -> str:
 def _cell(comparison: dict[str, Any] | None, label: str) -> str:
     if comparison is None:
         return "not recorded"
+    from cheatsheet import format_seconds
+    from cheatsheet.report import format_ratio, verdict_word
+
     if label == comparison["baseline"]:
         median = next(m["median_s"] for m in comparison["measurements"] if m["label"] == label)
-        return f"baseline ({_x(median * 1e3)} ms)"
+        return f"baseline ({format_seconds(median)})"
     for r in comparison["ratios"]:
         if r["label"] == label:
-            return f"{_x(r['speedup'])}x ({_x(r['low'])}–{_x(r['high'])}x), {r['kind']}"
+            return (
+                f"{format_ratio(r['speedup'])}x ({format_ratio(r['low'])}–"
+                f"{format_ratio(r['high'])}x), {verdict_word(r['kind'])}"
+            )
     return "not recorded"
 
 

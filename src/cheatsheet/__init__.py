@@ -7,7 +7,15 @@
 from cheatsheet import distributed
 from cheatsheet.device import ENV_VAR, available_devices, check_device, pick_device, synchronize
 from cheatsheet.distributed import DistributedRunError, DistributedTimeoutError, RunResult
-from cheatsheet.report import SAME_BAND, Comparison, Environment, Ratio, compare, environment
+from cheatsheet.report import (
+    SAME_BAND,
+    SESSIONS,
+    Comparison,
+    Environment,
+    Ratio,
+    compare,
+    environment,
+)
 from cheatsheet.timing import (
     Measurement,
     StartupCost,
@@ -20,6 +28,7 @@ from cheatsheet.timing import (
 __all__ = [
     "ENV_VAR",
     "SAME_BAND",
+    "SESSIONS",
     "Comparison",
     "DistributedRunError",
     "DistributedTimeoutError",

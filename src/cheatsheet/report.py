@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import html
 import math
 import os
 import platform
 import shutil
+import statistics
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -17,7 +19,15 @@ import torch
 
 from cheatsheet import records
 from cheatsheet.stats import CONFIDENCE, median_interval, quartiles
-from cheatsheet.timing import Measurement, format_seconds, interleave
+from cheatsheet.timing import (
+    _FEWEST_ROUNDS,
+    Measurement,
+    _check_options,
+    _resolve_device,
+    check_candidates,
+    format_seconds,
+    rounds_of,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -25,16 +35,27 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SAME_BAND",
+    "SESSIONS",
     "Comparison",
     "Environment",
     "Ratio",
     "compare",
     "environment",
+    "format_ratio",
+    "verdict_word",
 ]
 
 #: Ratios within this fraction of 1 count as "about as fast": a difference of
 #: under 5% is below what a shared machine can promise to reproduce.
 SAME_BAND = 0.05
+
+#: :func:`compare` measures in this many sessions, each with fresh copies of the
+#: arguments (new allocations) and its own calibration, so that its interval covers what
+#: changes from one run to the next, not only the noise inside one run.
+SESSIONS = 6
+# Fewest rounds a session runs. One is enough: a session's median is one draw of what a
+# run measures, and with six sessions the comparison still has its six rounds at least.
+_SESSION_ROUNDS = 1
 
 
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], caption: str) -> str:
@@ -51,6 +72,8 @@ def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], caption: s
 
 
 def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    # A line break inside a cell would break the table's rows: show it as the escape.
+    header, rows = [_one_line(c) for c in header], [[_one_line(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [
         "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
@@ -60,9 +83,33 @@ def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _x(ratio: float) -> str:
-    """Format a ratio with three significant digits: 1.83, 0.934, 2.00, 12.3."""
+def _one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def format_ratio(ratio: float) -> str:
+    """Format a ratio with three significant digits: 1.83, 0.934, 2.00, 12.3.
+
+    The one format of every ratio the site shows: pages, tables, records, benchmarks.
+    """
     return f"{ratio:#.3g}".rstrip(".")
+
+
+def verdict_word(kind: str) -> str:
+    """The words for a :attr:`Ratio.kind`: "faster", "slower" or "about as fast"."""
+    words = {"faster": "faster", "slower": "slower", "same": "about as fast"}
+    if kind not in words:
+        raise ValueError(f"a verdict is one of {sorted(words)}, got {kind!r}")
+    return words[kind]
+
+
+def _kind(low: float, high: float, q1: float, q3: float) -> str:
+    fast, slow = 1 + SAME_BAND, 1 / (1 + SAME_BAND)
+    if low > fast and q1 > 1:
+        return "faster"
+    if high < slow and q3 < 1:
+        return "slower"
+    return "same"
 
 
 @dataclass(frozen=True)
@@ -89,6 +136,12 @@ class Ratio:
         First and third quartiles of the paired ratios: half the rounds fall between.
     rounds : int
         Number of paired rounds.
+    sessions : int
+        Independent sessions the rounds came from (:data:`SESSIONS` for ``compare``).
+    within_low, within_high : float
+        The interval from the rounds alone, pooled over sessions; ``low`` and ``high``
+        also cover the spread between the sessions' medians, and differ from these
+        when that spread is the wider.
     """
 
     label: str
@@ -100,8 +153,15 @@ class Ratio:
     q1: float
     q3: float
     rounds: int
+    sessions: int = 1
+    within_low: float | None = None
+    within_high: float | None = None
 
     def __post_init__(self) -> None:
+        if self.within_low is None:
+            object.__setattr__(self, "within_low", self.low)
+        if self.within_high is None:
+            object.__setattr__(self, "within_high", self.high)
         figures = (self.speedup, self.low, self.high, self.q1, self.q3)
         if not all(math.isfinite(f) and f > 0 for f in figures):
             raise ValueError(f"a Ratio needs positive, finite figures, got {figures}")
@@ -125,28 +185,36 @@ class Ratio:
         nor noise that splits the rounds makes the call; "slower" mirrors it.
         Anything else is "same".
         """
-        fast, slow = 1 + SAME_BAND, 1 / (1 + SAME_BAND)
-        if self.low > fast and self.q1 > 1:
-            return "faster"
-        if self.high < slow and self.q3 < 1:
-            return "slower"
-        return "same"
+        return _kind(self.low, self.high, self.q1, self.q3)
+
+    @property
+    def limited_by_sessions(self) -> bool:
+        """Whether only the spread between sessions keeps this from a faster or slower verdict."""
+        return self.kind == "same" and (
+            _kind(self.within_low, self.within_high, self.q1, self.q3) != "same"
+        )
 
     def sentence(self) -> str:
         """Say the verdict in words, with its interval: what a page prints."""
         if self.kind == "faster":
             return (
-                f"{self.label} is {_x(self.speedup)}x faster than {self.baseline} "
-                f"({_x(self.low)}–{_x(self.high)}x)"
+                f"{self.label} is {format_ratio(self.speedup)}x faster than {self.baseline} "
+                f"({format_ratio(self.low)}–{format_ratio(self.high)}x)"
             )
         if self.kind == "slower":
             return (
-                f"{self.label} is {_x(1 / self.speedup)}x slower than {self.baseline} "
-                f"({_x(1 / self.high)}–{_x(1 / self.low)}x)"
+                f"{self.label} is {format_ratio(1 / self.speedup)}x slower than {self.baseline} "
+                f"({format_ratio(1 / self.high)}–{format_ratio(1 / self.low)}x)"
             )
+        why = (
+            f"its {self.sessions} sessions disagree: the spread between runs, not the noise "
+            "within one, keeps it from a verdict"
+            if self.limited_by_sessions
+            else "the difference is within this machine's noise"
+        )
         return (
-            f"{self.label} is about as fast as {self.baseline} ({_x(self.low)}–{_x(self.high)}x): "
-            "the difference is within this machine's noise"
+            f"{self.label} is about as fast as {self.baseline} "
+            f"({format_ratio(self.low)}–{format_ratio(self.high)}x): {why}"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -168,8 +236,18 @@ def _paired_ratio(base: Measurement, other: Measurement) -> Ratio:
             f"a block of {other.label!r} or {base.label!r} took no measurable time; "
             "the clock did not advance, so no ratio can be formed"
         )
-    low, high, coverage = median_interval(ratios)
+    within_low, within_high, coverage = median_interval(ratios)
     q1, median, q3 = quartiles(ratios)
+    low, high = within_low, within_high
+    sizes = base.session_sizes or (len(ratios),)
+    if len(sizes) >= 2:
+        # Each session's median ratio is one draw of what a run measures. With six, the
+        # true median lies outside their range only if all six fall on one side of it
+        # (2 / 64 = 3.1%): that range covers the spread between runs, and the verdict
+        # takes whichever interval is wider.
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        medians = [statistics.median(ratios[a : a + n]) for a, n in zip(starts, sizes, strict=True)]
+        low, high = min(low, *medians), max(high, *medians)
     return Ratio(
         label=other.label,
         baseline=base.label,
@@ -180,6 +258,9 @@ def _paired_ratio(base: Measurement, other: Measurement) -> Ratio:
         q1=q1,
         q3=q3,
         rounds=len(ratios),
+        sessions=len(sizes),
+        within_low=within_low,
+        within_high=within_high,
     )
 
 
@@ -257,8 +338,8 @@ class Comparison:
                 ratio_text, kind = "1 (baseline)", "baseline"
             else:
                 r = self.ratio(m.label)
-                ratio_text = f"{_x(r.speedup)}x ({_x(r.low)}–{_x(r.high)})"
-                kind = "about as fast" if r.kind == "same" else r.kind
+                ratio_text = f"{format_ratio(r.speedup)}x ({format_ratio(r.low)}–{format_ratio(r.high)})"
+                kind = verdict_word(r.kind) + (" (sessions disagree)" if r.limited_by_sessions else "")
             rows.append([m.label, format_seconds(m.median_s), spread, ratio_text, kind])
         return header, rows
 
@@ -266,10 +347,13 @@ class Comparison:
         m = self.measurements[0]
         threads = sorted({m.threads for m in self.measurements})
         plural = "" if threads == [1] else "s"
+        sessions = len(m.session_sizes) or 1
         return (
             f"Median time per call on {m.device} ({', '.join(map(str, threads))} "
-            f"thread{plural}), timed in {m.runs} alternating rounds; speedup is the median "
-            f"of the per-round ratios, and within ±{SAME_BAND:.0%} of 1 counts as about as fast"
+            f"thread{plural}), timed in {m.runs} alternating rounds in {sessions} "
+            f"session{'' if sessions == 1 else 's'}; speedup is the median of the per-round "
+            f"ratios, its interval covers the spread between sessions too, and within "
+            f"±{SAME_BAND:.0%} of 1 counts as about as fast"
         )
 
     def __repr__(self) -> str:
@@ -316,16 +400,24 @@ class Comparison:
         ax.axvspan(1 / (1 + SAME_BAND), 1 + SAME_BAND, color="0.5", alpha=0.25, lw=0)
         ax.axvline(1.0, color="0.5", lw=1)
         ax.barh(y, speedups, xerr=whiskers, color="#4c72b0", capsize=3, left=0)
-        ax.set_yticks(y, [r.label for r in ratios])
+        ax.set_yticks(y, [_literal(r.label) for r in ratios])
         ax.set_xlabel(
-            f"speedup over {self.baseline} (x, {CONFIDENCE:.0%} interval); shaded: about as fast"
+            f"speedup over {_literal(self.baseline)} (x, {CONFIDENCE:.0%} interval); "
+            "shaded: about as fast"
         )
         for yi, r in zip(y, ratios, strict=True):
-            ax.annotate(f" {_x(r.speedup)}x", (r.high, yi), va="center", fontsize=9)
+            ax.annotate(f" {format_ratio(r.speedup)}x", (r.high, yi), va="center", fontsize=9)
         ax.margins(x=0.2)
         # A long title wraps inside the figure instead of running off its edge.
-        ax.set_title(title or f"Speedup over {self.baseline} (higher is faster)", wrap=True)
+        ax.set_title(
+            title or f"Speedup over {_literal(self.baseline)} (higher is faster)", wrap=True
+        )
         return fig
+
+
+def _literal(label: str) -> str:
+    # matplotlib reads text between two "$" as math: a label's dollar signs are just text.
+    return label.replace("$", r"\$")
 
 
 def compare(
@@ -341,13 +433,18 @@ def compare(
 
     The candidates run in rounds, each round one block of each in a shuffled
     order (:func:`cheatsheet.interleave`), so a slow spell of the
-    machine falls on all of them alike. Each candidate's speed against the
-    baseline is the median over rounds of the paired ratio, with a 95%
-    confidence interval that assumes nothing about how timings are
-    distributed. The verdict follows from the interval: "faster" or "slower"
-    only when all of it lies more than 5% from 1 and three rounds in four
-    agree on the direction; otherwise "about as fast", however large a noisy
-    ratio looks.
+    machine falls on all of them alike. The rounds come in :data:`SESSIONS`
+    independent sessions, each with new copies of the arguments and its own
+    calibration: what changes from one run to the next (where the inputs land in
+    memory, the block sizes) changes between sessions too. Each candidate's speed
+    against the baseline is the median over rounds of the paired ratio; its 95%
+    interval is the wider of a distribution-free interval over all rounds and a
+    t interval over the sessions' medians, so it covers the spread between runs,
+    not only the noise inside one. The verdict follows from the interval:
+    "faster" or "slower" only when all of it lies more than 5% from 1 and three
+    rounds in four agree on the direction; otherwise "about as fast", however
+    large a noisy ratio looks, and the sentence says when the disagreement of
+    the sessions is what stood in the way.
 
     Parameters
     ----------
@@ -359,7 +456,8 @@ def compare(
     baseline : str, optional
         Label every ratio is relative to; defaults to the first candidate.
     device, budget_s, min_rounds
-        As in :func:`cheatsheet.interleave`.
+        As in :func:`cheatsheet.interleave`, for all sessions together (each runs at
+        least six rounds).
 
     Returns
     -------
@@ -368,8 +466,27 @@ def compare(
     if baseline is not None and (not isinstance(candidates, Mapping) or baseline not in candidates):
         labels = list(candidates) if isinstance(candidates, Mapping) else candidates
         raise ValueError(f"baseline {baseline!r} is not one of the labels {labels}")
-    measurements = interleave(
-        candidates, *args, device=device, budget_s=budget_s, min_rounds=min_rounds, **kwargs
+    check_candidates(candidates)
+    _check_options(budget_s, min_rounds, "min_rounds", _FEWEST_ROUNDS)
+    dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
+    sessions = [
+        rounds_of(candidates, *_fresh_copies(args, kwargs), dev, budget_s / SESSIONS,
+                  _SESSION_ROUNDS, seed=n, first_calls=n == 0)
+        for n in range(SESSIONS)
+    ]  # fmt: skip
+    threads = torch.get_num_threads()
+    measurements = tuple(
+        Measurement(
+            label=name,
+            times_s=tuple(t for session in sessions for t in session[name].times_s),
+            calls_per_run=sessions[0][name].calls_per_run,
+            first_call_s=sessions[0][name].first_call_s,
+            threads=threads,
+            device=str(dev),
+            runs_wanted=min_rounds,
+            session_sizes=tuple(len(session[name].times_s) for session in sessions),
+        )
+        for name in candidates
     )
     base = baseline if baseline is not None else measurements[0].label
     base_m = next(m for m in measurements if m.label == base)
@@ -377,6 +494,17 @@ def compare(
     result = Comparison(measurements, base, ratios)
     records.note("comparison", result.as_dict())
     return result
+
+
+def _fresh_copies(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple, dict]:
+    """Return new copies of the arguments, so each session allocates its own.
+
+    The originals when they cannot be copied.
+    """
+    try:
+        return copy.deepcopy(args), copy.deepcopy(kwargs)
+    except Exception:  # an argument that refuses deepcopy: measure with the original
+        return args, kwargs
 
 
 @dataclass(frozen=True)

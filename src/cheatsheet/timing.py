@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import html
+import inspect
 import math
 import os
 import random
@@ -15,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -75,13 +76,20 @@ def time_unit(seconds: float) -> tuple[str, float]:
 def format_seconds(seconds: float) -> str:
     """Format a duration with a unit that keeps three significant digits.
 
+    Minutes and hours from a minute on, so a twenty-minute build reads as one.
+
     >>> format_seconds(0.00123)
     '1.23 ms'
     >>> format_seconds(0.9999)
     '1 s'
+    >>> format_seconds(1234.5)
+    '20.6 min'
     """
     if not math.isfinite(seconds):
         return str(seconds)
+    for unit, scale in (("h", 3600.0), ("min", 60.0)):
+        if abs(seconds) >= scale:
+            return f"{float(f'{seconds / scale:.3g}'):.3g} {unit}"
     # Round first, so that 0.9999 s becomes "1 s", not "1e+03 ms".
     rounded = float(f"{seconds:.3g}")
     unit, scale = time_unit(rounded)
@@ -110,6 +118,9 @@ class Measurement:
         Device that was synchronized around each clock read.
     runs_wanted : int
         Blocks asked for (``min_runs``); fewer ran when the budget ran out first.
+    session_sizes : tuple of int
+        For a measurement made in independent sessions (:func:`cheatsheet.compare`),
+        the number of blocks of each, in order; empty for one session.
     """
 
     label: str
@@ -119,10 +130,15 @@ class Measurement:
     threads: int
     device: str
     runs_wanted: int
+    session_sizes: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.times_s) < 2:
             raise ValueError(f"a Measurement needs at least two timed blocks, got {self.times_s}")
+        if self.session_sizes and sum(self.session_sizes) != len(self.times_s):
+            raise ValueError(
+                f"session sizes {self.session_sizes} do not add up to the {len(self.times_s)} blocks"
+            )
 
     @property
     def runs(self) -> int:
@@ -327,6 +343,17 @@ def _check_callable(fn: Any, what: str) -> None:
             f"{what} must be callable, got {type(fn).__name__}; pass the function itself, "
             "e.g. benchmark(model, x), not benchmark(model(x))"
         )
+    # Calling these only creates a generator or coroutine: the work would never be timed.
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        raise TypeError(
+            f"{what} is a generator function: calling it only creates a generator and times "
+            "none of its work; pass a function that runs it, e.g. lambda: list(gen())"
+        )
+    if inspect.iscoroutinefunction(fn):
+        raise TypeError(
+            f"{what} is an async function: calling it only creates a coroutine and times none "
+            "of its work; pass a function that runs it, e.g. lambda: asyncio.run(main())"
+        )
 
 
 def benchmark(
@@ -427,6 +454,15 @@ def _label(label: Any, fn: Any) -> str:
     return label
 
 
+def _named(name: str, block: Callable[[int], float], number: int) -> float:
+    """Run ``block(number)``; an exception it raises names the candidate that raised it."""
+    try:
+        return block(number)
+    except Exception as err:
+        err.add_note(f"(raised by the candidate {name!r})")
+        raise
+
+
 def interleave(
     candidates: Mapping[str, Callable[..., Any]],
     *args: Any,
@@ -463,6 +499,35 @@ def interleave(
     tuple of Measurement
         One per candidate, in the order given.
     """
+    check_candidates(candidates)
+    _check_options(budget_s, min_rounds, "min_rounds", _FEWEST_ROUNDS)
+    dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
+    timed = rounds_of(candidates, args, kwargs, dev, budget_s, _FEWEST_ROUNDS)
+    threads = torch.get_num_threads()
+    return tuple(
+        Measurement(
+            label=name,
+            times_s=rounds.times_s,
+            calls_per_run=rounds.calls_per_run,
+            first_call_s=rounds.first_call_s,
+            threads=threads,
+            device=str(dev),
+            runs_wanted=min_rounds,
+        )
+        for name, rounds in timed.items()
+    )
+
+
+class Rounds(NamedTuple):
+    """One candidate's blocks from :func:`rounds_of`: per-call times, block size, first call."""
+
+    times_s: tuple[float, ...]
+    calls_per_run: int
+    first_call_s: float
+
+
+def check_candidates(candidates: Any) -> None:
+    """Refuse what is not a dict of at least two labelled functions, naming the fix."""
     if not isinstance(candidates, Mapping) or len(candidates) < 2:
         raise TypeError(
             "candidates must be a dict of at least two label: function pairs, e.g. "
@@ -472,14 +537,30 @@ def interleave(
         if not isinstance(name, str):
             raise TypeError(f"label must be a str, got {type(name).__name__}; use text as the key")
         _check_callable(fn, f"candidate {name!r}")
-    _check_options(budget_s, min_rounds, "min_rounds", _FEWEST_ROUNDS)
-    dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
+
+
+def rounds_of(
+    candidates: Mapping[str, Callable[..., Any]],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    dev: torch.device,
+    budget_s: float,
+    fewest: int,
+    seed: int = 0,
+    first_calls: bool = True,
+) -> dict[str, Rounds]:
+    """Time checked candidates in shuffled rounds on ``dev``: the work of :func:`interleave`.
+
+    At least ``fewest`` rounds run whatever the budget; ``seed`` fixes the orders. Without
+    ``first_calls`` (a later session of a comparison) the first calls are not timed on
+    their own, and ``first_call_s`` is 0.
+    """
     blocks = {name: _block_timer(fn, args, kwargs, dev) for name, fn in candidates.items()}
 
-    first_calls = {name: block(1) for name, block in blocks.items()}
+    firsts = {name: _named(name, block, 1) if first_calls else 0.0 for name, block in blocks.items()}
     # A fixed seed: the order varies from round to round but not from build to build.
     order = list(blocks)
-    shuffler = random.Random(0)
+    shuffler = random.Random(seed)
     with _gc_paused():
         start = _clock()
         deadline = start + budget_s
@@ -489,25 +570,16 @@ def interleave(
                 blocks[name](numbers[name])
         totals: dict[str, list[float]] = {name: [] for name in blocks}
         rounds = 0
-        while rounds < _FEWEST_ROUNDS or (_clock() < deadline and rounds < _MAX_RUNS):
+        while rounds < fewest or (_clock() < deadline and rounds < _MAX_RUNS):
             shuffler.shuffle(order)
             for name in order:
                 totals[name].append(blocks[name](numbers[name]))
             rounds += 1
 
-    threads = torch.get_num_threads()
-    return tuple(
-        Measurement(
-            label=name,
-            times_s=tuple(t / numbers[name] for t in totals[name]),
-            calls_per_run=numbers[name],
-            first_call_s=first_calls[name],
-            threads=threads,
-            device=str(dev),
-            runs_wanted=min_rounds,
-        )
+    return {
+        name: Rounds(tuple(t / numbers[name] for t in totals[name]), numbers[name], firsts[name])
         for name in candidates
-    )
+    }
 
 
 # -- Start-up costs, paid once per process -------------------------------------
