@@ -469,10 +469,12 @@ def compare(
     check_candidates(candidates)
     _check_options(budget_s, min_rounds, "min_rounds", _FEWEST_ROUNDS)
     dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
+    # All copies live until the end, so that each session's inputs sit at other addresses.
+    copies = [_fresh_copies(args, kwargs) for _ in range(SESSIONS)]
     sessions = [
-        rounds_of(candidates, *_fresh_copies(args, kwargs), dev, budget_s / SESSIONS,
-                  _SESSION_ROUNDS, seed=n, first_calls=n == 0)
-        for n in range(SESSIONS)
+        rounds_of(candidates, *copy_n, dev, budget_s / SESSIONS, _SESSION_ROUNDS, seed=n,
+                  first_calls=n == 0)
+        for n, copy_n in enumerate(copies)
     ]  # fmt: skip
     threads = torch.get_num_threads()
     measurements = tuple(
