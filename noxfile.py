@@ -304,8 +304,8 @@ def _oldest_torch() -> str:
 # the pins of constraints.txt.
 OPTIONAL_PACKAGES = ("torchao", "onnx", "onnxscript", "onnxruntime")
 OPTIONAL_FOR_TORCH = {
-    "2.4": ("torchao==0.4.0", "onnx==1.16.2", "onnxscript==0.1.0", "onnxruntime==1.18.1"),
-    "2.5": ("torchao==0.6.1", "onnx==1.17.0", "onnxscript==0.1.0", "onnxruntime==1.19.2"),
+    "2.4": ("torchao==0.4.0", "onnx==1.16.2", "onnxscript==0.1.0", "onnxruntime==1.20.1"),
+    "2.5": ("torchao==0.6.1", "onnx==1.17.0", "onnxscript==0.1.0", "onnxruntime==1.20.1"),
     "2.6": ("torchao==0.8.0", "onnx==1.17.0", "onnxscript==0.2.0", "onnxruntime==1.20.1"),
     "2.7": ("torchao==0.10.0", "onnx==1.17.0", "onnxscript==0.2.5", "onnxruntime==1.21.1"),
     "2.8": ("torchao==0.12.0", "onnx==1.18.0", "onnxscript==0.4.0", "onnxruntime==1.22.1"),

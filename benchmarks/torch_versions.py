@@ -76,12 +76,13 @@ _ERROR = re.compile(r"^(?:\[rank\s*\d+\]:?\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*: ")
 def _last_line(output: str) -> str:
     """Return the error's line, without this machine's paths.
 
-    That is the last exception line, but not a ``CalledProcessError``: a block that runs
-    a child process fails on the child's error, printed above it. A run killed by a
-    signal or a timeout says so on its last line.
+    That is the last exception line, but not a ``CalledProcessError`` or torchrun's
+    ``ChildFailedError``: code that runs child processes fails on a child's error,
+    printed above it. A run killed by a signal or a timeout says so on its last line.
     """
     lines = [line for line in output.strip().splitlines() if line.strip()]
-    errors = [x for x in lines if _ERROR.match(x) and "CalledProcessError" not in x]
+    wrappers = ("CalledProcessError", "ChildFailedError")
+    errors = [x for x in lines if _ERROR.match(x) and not any(w in x for w in wrappers)]
     line = errors[-1] if errors else lines[-1] if lines else ""
     if lines and lines[-1].startswith(("killed by SIG", "timed out after")) and line != lines[-1]:
         line = f"{line} ({lines[-1]})"
@@ -197,6 +198,9 @@ def _run(parts: list[_Part]) -> None:
     that imported torch, two at a time); code that needs ranks runs under torchrun.
     """
     todo = list(parts)
+    # Code that writes files where it runs (an exporter's report) writes them in a folder
+    # of its own, not in the repository.
+    os.chdir(tempfile.mkdtemp(prefix="torch-versions-"))
     while todo:
         plain = [p for p in todo if not p.ranks]
         outcomes = run_alone([Block(p.origin, p.code) for p in plain])
