@@ -102,7 +102,7 @@ print("any accelerator:", accelerator, "-> using", accelerator or torch.device("
 # .. _errors-deserialize-cuda:
 #
 # Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False
-# -----------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------
 # ``torch.load`` puts each tensor back on the device it was saved from (or the one
 # ``map_location`` names), so a checkpoint saved on a GPU does not load as it is on a
 # machine without one; asking for ``map_location="cuda"`` here raises the same.
@@ -181,7 +181,9 @@ script = textwrap.dedent(
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp, "script.py")
     path.write_text(script)
-    run = subprocess.run([sys.executable, path.name], cwd=tmp, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, path.name], cwd=tmp, capture_output=True, text=True, check=True
+    )
 print(run.stdout.strip())
 
 # %%
@@ -221,7 +223,9 @@ script = textwrap.dedent(
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp, "script.py")
     path.write_text(script)
-    run = subprocess.run([sys.executable, path.name], cwd=tmp, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, path.name], cwd=tmp, capture_output=True, text=True, check=True
+    )
 print(run.stdout.strip())
 
 # %%
@@ -246,7 +250,10 @@ if torch.cuda.is_available():
         "except Exception as err:\n"
         "    print(f'{type(err).__name__}: {str(err).splitlines()[0]}')\n"
     )
-    print(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True).stdout)
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    print(run.stdout.strip())  # the process may exit with an error as CUDA shuts down
 else:
     print("No GPU here; torch 2.14.1's source (c10/cuda/CUDAException.cpp) starts the message")
     print('with "CUDA error: " followed by the CUDA runtime\'s cudaGetErrorString(err), which')

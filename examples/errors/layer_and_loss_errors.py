@@ -28,7 +28,7 @@ Using a target size that is different to the input    :entry:`target.view(-1, 1)
 # .. _errors-conv-channels:
 #
 # Given groups=1, weight of size […], expected input[…] to have … channels, but got … channels instead
-# ------------------------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------------
 # A convolution reads channels from dimension 1 (``N, C, H, W``), and the input has a
 # different number there: images from NumPy or PIL are usually ``N, H, W, C``, and a
 # grayscale image has 1 channel where the layer expects 3.

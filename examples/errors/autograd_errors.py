@@ -15,7 +15,7 @@ modified by an inplace operation                              :entry:`y = y * 2 
 Trying to backward through the graph a second time            :entry:`hidden = hidden.detach() <errors-backward-twice>`, ``retain_graph=True``
 element 0 of tensors does not require grad                    :entry:`loss = model(x) <errors-no-grad-fn>` outside ``torch.no_grad()``
 grad can be implicitly created only for scalar outputs        :entry:`loss.mean().backward() <errors-grad-scalar-outputs>`, ``y.backward(torch.ones_like(y))``
-Can't call numpy() on Tensor that requires grad               :entry:`x.detach().cpu().numpy() <errors-numpy-requires-grad>`
+Can\'t call numpy() on Tensor that requires grad              :entry:`x.detach().cpu().numpy() <errors-numpy-requires-grad>`
 a leaf Variable that requires grad is used in an in-place op  :entry:`with torch.no_grad(): w -= lr * w.grad <errors-leaf-inplace>`
 Inference tensors cannot be saved for backward                :entry:`x.clone() <errors-inference-tensor-backward>`, ``torch.no_grad()`` for the data
 Tensor appears to not have been used in the graph             :entry:`grad(..., allow_unused=True) <errors-unused-input>`, ``materialize_grads=True``
@@ -156,8 +156,8 @@ print("backward(torch.ones_like):", x.grad)
 # %%
 # .. _errors-numpy-requires-grad:
 #
-# Can't call numpy() on Tensor that requires grad
-# -----------------------------------------------
+# Can\'t call numpy() on Tensor that requires grad
+# ------------------------------------------------
 # A NumPy array cannot carry the autograd graph, so ``numpy()`` refuses a tensor that is
 # part of one: a parameter or anything computed from one.
 import torch

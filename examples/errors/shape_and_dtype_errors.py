@@ -21,7 +21,7 @@ stack expects each tensor to be equal size              :entry:`pad_sequence(seq
 Boolean value of Tensor is ambiguous                    :entry:`(x > 0).any() <errors-bool-ambiguous>`, ``.all()``, ``torch.where``
 a Tensor with N elements cannot be converted to Scalar  :entry:`loss.mean().item() <errors-item-one-element>`, ``x.tolist()``
 index is out of bounds for dimension                    :entry:`x[len(x) - 1] <errors-index-out-of-bounds>`, ``x[-1]``
-result type Float can't be cast to output type Long     :entry:`x = x / 2 <errors-result-type-cast>`, ``target.float()``
+result type Float can\'t be cast to output type Long    :entry:`x = x / 2 <errors-result-type-cast>`, ``target.float()``
 ======================================================  ==========================================================
 """
 
@@ -60,7 +60,7 @@ print("LazyLinear(5):         ", lazy(x).shape, "| in_features became", lazy.in_
 # .. _errors-size-must-match:
 #
 # The size of tensor a (…) must match the size of tensor b (…) at non-singleton dimension …
-# ------------------------------------------------------------------------------------------
+# -----------------------------------------------------------------------------------------
 # An elementwise operation broadcasts its operands by comparing sizes from the last
 # dimension backwards, and two sizes there differ while neither is 1: here a (4, 3)
 # table and one value per row, shape (4,), are lined up against the 3 columns.
@@ -85,8 +85,8 @@ print(table * per_row.unsqueeze(1))  # per_row[:, None] is the same
 # %%
 # .. _errors-shape-invalid:
 #
-# shape '[…]' is invalid for input of size …
-# ------------------------------------------
+# shape \'[…]\' is invalid for input of size …
+# --------------------------------------------
 # ``view`` or ``reshape`` was asked for a shape whose sizes multiply to a different
 # number of elements than the tensor holds: 3 × 4 = 12, but it has 10.
 import torch
@@ -109,7 +109,7 @@ print("view(2, -1):", x.view(2, -1).shape)
 # %%
 # .. _errors-view-not-compatible:
 #
-# view size is not compatible with input tensor's size and stride
+# view size is not compatible with input tensor\'s size and stride
 # ----------------------------------------------------------------
 # ``view`` never copies, so it needs the elements already laid out in memory in the
 # new order; after ``t()``, ``transpose`` or ``permute`` they are not (the tensor is
@@ -189,13 +189,14 @@ import torch
 torch.manual_seed(0)
 scores = torch.randn(10)
 print("unsqueeze(0):", torch.softmax(scores.unsqueeze(0), dim=1).shape)
-print("dim=-1:      ", torch.softmax(scores, dim=-1).shape, "sums to", torch.softmax(scores, -1).sum())
+probabilities = torch.softmax(scores, dim=-1)
+print("dim=-1:      ", probabilities.shape, "sums to", probabilities.sum())
 
 # %%
 # .. _errors-stack-equal-size:
 #
 # stack expects each tensor to be equal size, but got […] at entry … and […] at entry …
-# --------------------------------------------------------------------------------------
+# -------------------------------------------------------------------------------------
 # ``torch.stack`` adds a new dimension, so every tensor must have the same shape; here
 # two sequences of different lengths.
 import torch
@@ -296,8 +297,8 @@ print("indices in range:", ((index >= 0) & (index < len(x))).tolist())
 # %%
 # .. _errors-result-type-cast:
 #
-# result type Float can't be cast to the desired output type Long
-# ---------------------------------------------------------------
+# result type Float can\'t be cast to the desired output type Long
+# ----------------------------------------------------------------
 # An in-place operation must keep its tensor's dtype, and dividing integers gives
 # floats; ``BCEWithLogitsLoss`` with integer targets raises the same message.
 import torch
