@@ -202,7 +202,7 @@ PAGES = {
 
 INDEX = """# Mini site
 
-```{build-stamp}
+```{build-machines}
 ```
 
 ```{recorded-machines}

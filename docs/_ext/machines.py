@@ -114,6 +114,34 @@ def _live_record(app: Sphinx, docname: str) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
+def describe_machine(machine: dict[str, Any]) -> str:
+    """A machine in words: CPU, cores and GPUs, as a stamp names it."""
+    gpus = "; ".join(machine["gpus"])
+    return f"{machine['cpu']} ({machine['logical_cores']} logical cores)" + (
+        f" with {gpus}" if gpus else ", no GPU"
+    )
+
+
+def _stamp_measured_page(app: Sphinx, doctree: nodes.document) -> None:
+    """Under the title of a page that measured something, name the machine that measured it.
+
+    With the pages built on several machines (shards), one footer line cannot be true
+    for every page: each page that times something says where it ran.
+    """
+    live = _live_record(app, app.env.docname)
+    if not live or not (live["comparisons"] or live["measurements"]):
+        return
+    machine = live["machine"]
+    text = (
+        f"Measured on {describe_machine(machine)}, torch {machine['torch_version']}, "
+        f"Python {machine['python_version']}, {live['date'][:10]}."
+    )
+    for section in doctree.findall(nodes.section):
+        if section.children and isinstance(section[0], nodes.title):
+            section.insert(1, nodes.paragraph(text=text, classes=["page-stamp"]))
+            return
+
+
 def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
     live = _live_record(app, app.env.docname)
     if not live or not live["comparisons"]:
@@ -139,6 +167,43 @@ def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
         if any(key in {c["key"] for c in o["comparisons"]} for o in shown):
             section += nodes.raw("", comparison_table(key, live, shown), format="html")
     doctree += section
+
+
+def live_records(gallery: Path) -> list[dict[str, Any]]:
+    """The records this build's pages left beside them (``docs/gallery/<folder>/*.record.json``)."""
+    from cheatsheet.records import read_record
+
+    return [read_record(p) for p in sorted(gallery.glob(f"*/*{RECORD_SUFFIX}"))]
+
+
+class BuildMachinesDirective(SphinxDirective):
+    """``.. build-machines::`` lists every machine that ran a page of this build."""
+
+    def run(self) -> list[nodes.Node]:
+        found: dict[str, dict[str, Any]] = {}
+        for r in live_records(Path(self.env.srcdir, "gallery")):
+            seen = found.setdefault(r["machine_id"], {"machine": r["machine"], "pages": 0,
+                                                      "dates": set()})  # fmt: skip
+            seen["pages"] += 1
+            seen["dates"].add(r["date"][:10])
+        if not found:
+            return [nodes.paragraph(text="No page of this build has run yet.")]
+        rows = "".join(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
+                html.escape(describe_machine(m["machine"])),
+                html.escape(m["machine"]["torch_version"]),
+                m["pages"],
+                html.escape(" to ".join(sorted(m["dates"])[:: max(1, len(m["dates"]) - 1)])),
+            )
+            for _, m in sorted(found.items())
+        )
+        table = (
+            '<div class="pst-scrollable-table-container"><table class="table build-machines">'
+            "<caption>Machines that ran the pages of this build</caption><thead><tr>"
+            '<th scope="col">machine</th><th scope="col">torch</th><th scope="col">pages</th>'
+            f'<th scope="col">run</th></tr></thead><tbody>{rows}</tbody></table></div>'
+        )
+        return [nodes.raw("", table, format="html")]
 
 
 class RecordedMachinesDirective(SphinxDirective):
@@ -195,6 +260,8 @@ def _reread_when_results_change(
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("recorded-machines", RecordedMachinesDirective)
+    app.add_directive("build-machines", BuildMachinesDirective)
+    app.connect("doctree-read", _stamp_measured_page)
     app.connect("doctree-read", _add_other_machines)
     app.connect("env-get-outdated", _reread_when_results_change)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,4 +1,4 @@
-"""Build hooks of this site: a fresh start for every page, reruns, page order, the machine stamp."""
+"""Build hooks of this site: a fresh start for every page, reruns, page order, the footer line."""
 
 from __future__ import annotations
 
@@ -494,30 +494,15 @@ def site_url(repository_url: str) -> str:
     return url.rstrip("/") + "/"
 
 
-def _cpu_model() -> str:
-    # As cheatsheet.environment() reads it; that module imports torch, which a
-    # rebuild that runs no page should not pay for.
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "an unknown CPU"
-
-
 def build_line() -> str:
-    """Say when, with which torch and on which machine the site was built, for the footer.
+    """Say when and with which torch the site was built, for the footer.
 
-    Read without importing torch, like :func:`page_inputs`; the machine stamp on
-    the landing page gives the details (GPUs, threads, compiler).
+    Read without importing torch, like :func:`page_inputs`. The machine is not named
+    here: pages may run on several machines, and each page that measures something
+    names its own (docs/_ext/machines.py); the landing page lists them all.
     """
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
-    return (
-        f"Built on {today} with torch {_version('torch')} on {_cpu_model()} "
-        f"({os.cpu_count()} logical cores)"
-    )
+    return f"Built on {today} with torch {_version('torch')}"
 
 
 def _sitemap_lists_every_page(app: Sphinx, exception: BaseException | None) -> None:
@@ -640,15 +625,6 @@ class HeaderOrder:
         return f"HeaderOrder({self.src_dir.name!r})"
 
 
-class BuildStampDirective(SphinxDirective):
-    """``.. build-stamp::`` renders :func:`cheatsheet.environment` as a table."""
-
-    def run(self) -> list[nodes.Node]:
-        from cheatsheet import environment
-
-        return [nodes.raw("", environment()._repr_html_(), format="html")]
-
-
 # -- Summary links: a call in code type that jumps to its entry --------------------
 
 # ``:entry:`torch.zeros(shape) <api-torch-zeros>``` in a page's Summary table shows
@@ -683,7 +659,6 @@ def _restamp_when_examples_ran(
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("stamp_pages", [], "env")
-    app.add_directive("build-stamp", BuildStampDirective)
     app.add_role_to_domain("std", "entry", ENTRY_ROLE)
     app.connect("missing-reference", _resolve_entry)
     # Before sphinx-gallery's own builder-inited handler (priority 500) runs the examples.

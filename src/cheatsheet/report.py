@@ -438,9 +438,9 @@ def compare(
     calibration: what changes from one run to the next (where the inputs land in
     memory, the block sizes) changes between sessions too. Each candidate's speed
     against the baseline is the median over rounds of the paired ratio; its 95%
-    interval is the wider of a distribution-free interval over all rounds and a
-    t interval over the sessions' medians, so it covers the spread between runs,
-    not only the noise inside one. The verdict follows from the interval:
+    interval is the wider of a distribution-free interval over all rounds and the
+    range of the six sessions' medians, so it covers the spread between runs, not
+    only the noise inside one. The verdict follows from the interval:
     "faster" or "slower" only when all of it lies more than 5% from 1 and three
     rounds in four agree on the direction; otherwise "about as fast", however
     large a noisy ratio looks, and the sentence says when the disagreement of
@@ -456,8 +456,8 @@ def compare(
     baseline : str, optional
         Label every ratio is relative to; defaults to the first candidate.
     device, budget_s, min_rounds
-        As in :func:`cheatsheet.interleave`, for all sessions together (each runs at
-        least six rounds).
+        As in :func:`cheatsheet.interleave`, for all sessions together (at least six
+        rounds run: one or more per session).
 
     Returns
     -------
