@@ -29,6 +29,7 @@ files to run again, the others keep their records. docs/_ext/since.py reads the 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import importlib
 import importlib.util
@@ -36,6 +37,7 @@ import inspect
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -67,6 +69,8 @@ from cheatsheet.entries import (
 # Code that fails is run this many times in all before its failure counts.
 RUNS_OF_A_FAILURE = 3
 PROBE_TIMEOUT_S = 300.0
+# Ranks of tiny tensors that have not finished by then are hung, not slow.
+RANKS_TIMEOUT_S = 150.0
 
 _PATH = re.compile(r" ?\(?/[^\s()]*/(site-packages|dist-packages)/[^\s()]*\)?")
 # "RuntimeError: ...", "torch._dynamo.exc.Unsupported: ...", "[rank 1] TypeError: ..."
@@ -152,18 +156,24 @@ def run_probe_once(code: str, ranks: int, timeout_s: float = PROBE_TIMEOUT_S) ->
                 "--max-restarts=0", str(script),
             ]  # fmt: skip
         env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
+        # A session of its own, killed whole on a timeout: torchrun's ranks would
+        # otherwise outlive their agent and hold the cores through every later run.
+        process = subprocess.Popen(
+            command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, stdin=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
         try:
-            done = subprocess.run(
-                command, cwd=folder, env=env, capture_output=True, text=True,
-                timeout=timeout_s, stdin=subprocess.DEVNULL, check=False,
-            )  # fmt: skip
-        except subprocess.TimeoutExpired as err:
-            output = err.stdout.decode(errors="replace") if isinstance(err.stdout, bytes) else ""
+            output, _ = process.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            output, _ = process.communicate()
             return False, f"{output}\ntimed out after {timeout_s:.0f} s"
-    output = done.stdout + done.stderr
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        done = subprocess.CompletedProcess(command, process.returncode, output, "")
+    output = done.stdout
     if done.returncode < 0:
-        import signal
-
         output += f"\nkilled by {signal.Signals(-done.returncode).name}"
     return done.returncode == 0, output[-20000:]
 
@@ -206,7 +216,7 @@ def _run(parts: list[_Part]) -> None:
         outcomes = run_alone([Block(p.origin, p.code) for p in plain])
         results = [(p, o.ok, o.output) for p, o in zip(plain, outcomes, strict=True)]
         for p in (p for p in todo if p.ranks):
-            results.append((p, *run_probe_once(p.code, p.ranks)))
+            results.append((p, *run_probe_once(p.code, p.ranks, RANKS_TIMEOUT_S)))
         for p, ok, output in results:
             p.statuses.append(block_status(ok, output))
             if p.statuses[-1] == FAILS and not p.error:
