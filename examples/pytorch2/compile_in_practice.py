@@ -159,8 +159,9 @@ with torch.no_grad(), settings, quiet, warnings.catch_warnings():
 # recompiles forbidden, and each verdict says whether a setting differs from
 # eager by more than this machine's noise. When max-autotune keeps freezing's
 # kernels the two programs do the same work, so it is not timed against itself.
-# bfloat16 halves the bytes per weight; oneDNN uses AVX-512 BF16 or AMX where
-# the CPU has them and slower conversions where not. Bars: speedups over eager
+# bfloat16 halves the bytes per weight; oneDNN uses AVX-512 BF16, AMX or
+# Arm's BF16 instructions where the CPU has them and slower conversions where
+# not. Bars: speedups over eager
 # float32 with 95% intervals; the band is "about as fast".
 import contextlib
 import copy

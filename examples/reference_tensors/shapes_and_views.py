@@ -218,8 +218,8 @@ torch.tile(torch.tensor([[1, 2], [3, 4]]), (2,))
 #
 # torch.repeat_interleave
 # -----------------------
-# Repeats each element (not the whole tensor) in place; the counts may differ per
-# element.
+# Repeats each element (not the whole tensor), each copy next to its original,
+# and returns a new tensor; the counts may differ per element.
 import torch
 
 print(torch.repeat_interleave(torch.tensor([1, 2, 3]), 2))
