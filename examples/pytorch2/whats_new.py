@@ -128,6 +128,7 @@ print("with nonstrict_trace:   ", graphs(marked))
 def step(x):
     return marked(x.sin()).cos()
 
+
 runs.clear()
 x = torch.randn(8)
 for calls in range(1, 6):
@@ -214,17 +215,18 @@ print("outside a warm-up it returns:", torch.compiler.cudagraph_mark_warmup_inco
 # ``requires_grad`` inputs make no node. A hook that itself creates a node
 # raises.
 import torch
-
 from torch.autograd.graph import node_creation_hook
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 2)
 created, backward_order = [], []
 
+
 def hook(node):
     created.append(node.name())
     node.metadata["region"] = "forward"
     node.register_prehook(lambda grad_outputs: backward_order.append(node.name()))
+
 
 with node_creation_hook(hook):
     loss = model(torch.randn(4, 3)).relu().sum()
