@@ -28,7 +28,8 @@ find and cap recompiles               :entry:`TORCH_LOGS="recompiles" <pt2-compi
 #
 # model.compile() against torch.compile(model)
 # --------------------------------------------
-# ``nn.Module.compile()`` compiles the module's ``forward`` in place: the object, its type and its ``state_dict`` keys stay as they were.
+# ``nn.Module.compile()`` compiles the module's ``forward`` in place: the
+# object, its type and its ``state_dict`` keys stay as they were.
 # ``torch.compile(model)`` returns an ``OptimizedModule`` that holds the model
 # as ``_orig_mod``, and its keys carry that prefix (see
 # :ref:`pt2-compile-in-practice-save` for saving either). Both compile lazily,
@@ -214,12 +215,11 @@ print("caches forced off:  ", torch._inductor.config.force_disable_caches)
 # entries this process created as ``(bytes, CacheInfo)``; a new process calls
 # ``torch.compiler.load_cache_artifacts(data)`` before compiling. Two fresh
 # processes, each with an empty cache folder: the first compiles and saves, the
-# second loads and compiles. PyTorch, Triton and device must match. The saved
-# line names what the artifacts hold: AOTAutograd's and Inductor's cache
-# entries. The second process still runs Dynamo, which traces the bytecode
-# again, then finds AOTAutograd's and Inductor's work in the cache; on a CPU
-# it still compiles the kernels' C++, which the artifacts do not bundle, while
-# on CUDA the Triton kernels travel with them.
+# second loads and compiles. PyTorch, Triton and device must match. The second
+# process still runs Dynamo, which traces the bytecode again; the work after
+# it, AOTAutograd's and Inductor's, it finds in the loaded cache entries (the
+# saved line names them). On a CPU it still compiles the kernels' C++, which
+# the artifacts do not bundle; on CUDA the Triton kernels travel with them.
 import os
 import subprocess
 import sys
