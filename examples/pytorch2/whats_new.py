@@ -89,7 +89,8 @@ print("eigenvalue -1 becomes 0:", torch.linalg.matrix_sqrth(not_psd).tolist())
 # New as a public name; the same decorator has existed as
 # ``torch._dynamo.nonstrict_trace`` since 2.7, which code for older releases
 # can call. Dynamo does not read a function so marked: it puts one opaque call
-# in its graph, and AOTAutograd traces the body by running it on fake tensors. Code Dynamo breaks the graph on (here a C function it does not
+# in its graph, and AOTAutograd traces the body by running it on fake
+# tensors. Code Dynamo breaks the graph on (here a C function it does not
 # know, ``time.perf_counter``) then costs no graph break. The catch: with an
 # AOT backend (``aot_eager``, ``inductor``) the Python in it runs only while
 # compiling, on traced tensors, not on each call; tensors it reads from

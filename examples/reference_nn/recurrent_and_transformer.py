@@ -211,8 +211,8 @@ for p in (0.1, 0.0):
 # ``enable_nested_tensor=False``: with the default ``True``, a padded batch in
 # eval under ``no_grad`` goes through prototype nested tensors, which warns
 # that they are a prototype (caught and printed below) and returns exact zeros
-# at padded positions (real positions agree). The constructor also warns when nesting cannot apply, for
-# example with ``norm_first=True``.
+# at padded positions (real positions agree). The constructor also warns when
+# nesting cannot apply, for example with ``norm_first=True``.
 import warnings
 
 import torch
