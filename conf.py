@@ -125,6 +125,8 @@ repository_url = "https://github.com/pytorch2-cheatsheet/pytorch2-cheatsheet"
 # those). Never torch: Colab's own CUDA build meets the helper package's torch>=2.4, and
 # an entry that needs a newer torch says so on its page.
 notebook_requirements = [f"cheatsheet @ git+{repository_url}"]
+# The landing page tells a reader who copies a snippet how to install the same package.
+myst_substitutions["helper_install"] = f'`pip install "{notebook_requirements[0]}"`'
 sphinx_gallery_conf["first_notebook_cell"] = notebooks.install_cell(notebook_requirements)
 # "Open in Colab" on every page opens its notebook from the repository's `notebooks`
 # branch, which the deploy workflow fills with the notebooks it publishes with the site.

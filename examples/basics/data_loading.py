@@ -142,10 +142,14 @@ except RuntimeError as err:
 # Load in parallel: num_workers
 # -----------------------------
 # With ``num_workers > 0`` each batch is built in a separate process, which helps
-# when loading or augmenting is slow; on macOS and Windows workers are started by
-# *spawn*, which re-imports your script, so the data set class must be defined at the
-# top level and the loop must sit under ``if __name__ == "__main__":`` (here on
-# Linux the workers fork, but the guard does no harm).
+# when loading or augmenting is slow. Workers started by *spawn* (macOS, Windows)
+# or *forkserver* (Linux from Python 3.14) re-import your script, so the data set
+# class must be defined at the top level and the loop must sit under
+# ``if __name__ == "__main__":``; *fork*, Linux's default up to Python 3.13, needs
+# neither, but the guard does no harm. The first line names the start method
+# this run used.
+import multiprocessing
+
 import torch
 from torch.utils.data import DataLoader, Dataset, get_worker_info
 
@@ -162,6 +166,7 @@ class WhoLoadedMe(Dataset):
 
 
 def main() -> None:
+    print("workers start by:", multiprocessing.get_start_method())
     loader = DataLoader(
         WhoLoadedMe(),
         batch_size=2,

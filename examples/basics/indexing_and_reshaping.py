@@ -13,7 +13,7 @@ You want                     Call
 ===========================  ==================================================
 to know the memory layout    :entry:`x.is_contiguous() <basics-contiguity>`, ``x.stride()``
 a row-major copy             :entry:`x.contiguous() <basics-contiguity>`
-a new shape, no copy         :entry:`x.view(shape) <basics-view-vs-reshape>` (fails on non-contiguous layouts)
+a new shape, no copy         :entry:`x.view(shape) <basics-view-vs-reshape>` (fails where no strides fit)
 a new shape, copy if needed  :entry:`x.reshape(shape) <basics-reshape>`, ``-1`` for one inferred size
 fewer or more dimensions     :entry:`x.flatten(start_dim) <basics-reshape>`, ``squeeze(dim)``, ``unsqueeze(dim)``
 dimensions in another order  :entry:`x.transpose(a, b) <basics-transpose-permute>`, ``permute``, ``.T``, ``.mT``
@@ -48,8 +48,9 @@ print("contiguous() copied it:     ", z.data_ptr() != x.data_ptr())
 #
 # view versus reshape
 # -------------------
-# ``view`` never copies, so it refuses a layout it cannot express with new strides,
-# while ``reshape`` returns a view when it can and silently copies when it must.
+# ``view`` never copies: it works on any layout, contiguous or not, that new
+# strides can express, and refuses the rest, while ``reshape`` returns a view when
+# it can and silently copies when it must.
 import torch
 
 x = torch.arange(24).reshape(2, 3, 4)
@@ -57,6 +58,7 @@ v = x.view(6, 4)
 print("view shares memory:", v.data_ptr() == x.data_ptr())
 
 y = x.transpose(0, 1)  # shape (3, 2, 4), not contiguous
+print("y contiguous:", y.is_contiguous(), "| y.view(3, 2, 2, 2) works:", y.view(3, 2, 2, 2).shape)
 try:
     y.view(3, 8)
 except RuntimeError as err:
@@ -108,7 +110,8 @@ print("m.T:", m.T, sep="\n")
 #
 # Slicing: x[i], x[:, j], x[a:b], x[..., k], item
 # -----------------------------------------------
-# Slices follow NumPy rules and return views that share memory with the original;
+# Slices follow NumPy rules, except that a step must be positive (``torch.flip``
+# reverses, as a copy), and return views that share memory with the original;
 # ``.item()`` turns a one-element tensor into a Python number.
 import torch
 
@@ -120,6 +123,10 @@ print("x[-1, 1:3] ", x[-1, 1:3])
 print("x[::2, ::3]", x[::2, ::3].tolist())
 print("x[..., 0]  ", x[..., 0])
 print("x[1, 2].item() =", x[1, 2].item())
+try:
+    x[::-1]
+except ValueError as err:
+    print(f"x[::-1]: ValueError: {err}; torch.flip(x, [0]) instead")
 
 row = x[0]
 row[0] = 100  # writing into a slice writes into x

@@ -122,7 +122,7 @@ print("std:   ", x.std())
 print("max:   ", x.max(), "min:", x.min())
 print("argmax:", x.argmax(), "(index into the flattened tensor)")
 print("argmin:", x.argmin())
-print("prod:  ", x.prod(), "| as a Python float:", x.sum().item())
+print("prod:  ", x.prod(), "| as a Python float:", x.prod().item())
 
 # %%
 # .. _basics-reduce-dim:

@@ -77,9 +77,12 @@ print("equal:", torch.equal(a, b))
 # ------------------------
 # ``use_deterministic_algorithms(True)`` makes PyTorch pick reproducible kernels and
 # raise ``RuntimeError`` for operations that only have nondeterministic ones (mostly
-# on GPUs, where CUDA also needs ``CUBLAS_WORKSPACE_CONFIG=:4096:8`` set before it
-# starts); ``cudnn.benchmark = False`` stops cuDNN from choosing kernels by timing,
-# and ``cudnn.deterministic = True`` restricts it to reproducible convolutions.
+# on GPUs). Older releases also raised on CUDA matrix products unless
+# ``CUBLAS_WORKSPACE_CONFIG=:4096:8`` was set; current ones give each stream its
+# own cuBLAS workspace and dropped that check
+# (`pytorch#161749 <https://github.com/pytorch/pytorch/pull/161749>`__).
+# ``cudnn.benchmark = False`` stops cuDNN from choosing kernels by timing, and
+# ``cudnn.deterministic = True`` restricts it to reproducible convolutions.
 import torch
 
 torch.use_deterministic_algorithms(True)

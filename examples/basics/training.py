@@ -114,8 +114,10 @@ for name, make in schedules.items():
 # ReduceLROnPlateau
 # -----------------
 # ``ReduceLROnPlateau`` watches a metric you pass to ``step(metric)``, usually the
-# validation loss, and multiplies the rate by ``factor`` after ``patience`` epochs
-# without improvement.
+# validation loss, and multiplies the rate by ``factor`` once *more* than
+# ``patience`` epochs in a row have failed to beat the best value so far (by a
+# relative ``threshold``, 1e-4 by default): with ``patience=2``, at the third
+# such epoch. A value equal to the best counts as no improvement.
 import torch
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 

@@ -18,7 +18,7 @@ the bytes kept for backward           :entry:`saved_tensors_hooks(pack, unpack) 
 the peak on a GPU                     :entry:`torch.cuda.max_memory_allocated() <pt2-activation-checkpointing-cuda>`
 the price in time                     :entry:`compare(...) of a training step <pt2-activation-checkpointing-cost>`
 save matmuls, recompute the rest      :entry:`create_selective_checkpoint_contexts <pt2-activation-checkpointing-selective>`
-                                      with a ``CheckpointPolicy`` function (2.4)
+                                      with a ``CheckpointPolicy`` function
 selective checkpointing, compiled     :entry:`torch.compile(model) <pt2-activation-checkpointing-compile>`, same gradients
 ====================================  ======================================================================================
 """
@@ -55,13 +55,13 @@ print("same gradients for", sum(p.numel() for p in block.parameters()), "paramet
 #
 # Pass ``use_reentrant=False``
 # ----------------------------
-# Two implementations exist. The non-reentrant one (``use_reentrant=False``,
-# since 1.11) records the graph with saved-tensor hooks: it works when no
-# input requires grad, with ``torch.autograd.grad``, keyword arguments and
-# nested checkpoints, and stops recomputing once it has what backward needs.
-# The reentrant one reruns the block in a nested backward. Omitting the
-# argument has warned since 2.1, and the warning says it will become an error;
-# in 2.14.1 it still only warns, then runs the *reentrant* variant. With a data
+# Two implementations exist. The non-reentrant one (``use_reentrant=False``)
+# records the graph with saved-tensor hooks: it works when no input requires
+# grad, with ``torch.autograd.grad``, keyword arguments and nested
+# checkpoints, and stops recomputing once it has what backward needs. The
+# reentrant one reruns the block in a nested backward. Omitting the argument
+# has warned since 2.1, and the warning says it will become an error; here it
+# still only warns (below), then runs the *reentrant* variant. With a data
 # batch that does not require grad, its output is cut off from the graph:
 import warnings
 
@@ -113,8 +113,8 @@ print("8 modules in 2 segments:", tuple(out.shape), "same gradients")
 #
 # Count the bytes kept for backward
 # ---------------------------------
-# ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` (since 1.10) calls
-# ``pack`` on every tensor autograd saves. Summing their storages, without the
+# ``torch.autograd.graph.saved_tensors_hooks(pack, unpack)`` calls ``pack``
+# on every tensor autograd saves. Summing their storages, without the
 # parameters (which exist anyway), gives the activation memory exactly, on any
 # device. A residual stack of four MLP blocks, with and without checkpointing
 # each block:
@@ -299,13 +299,14 @@ for verdict in steps.verdicts():
 # -----------------------------------------
 # Matrix products are the costly operations to rerun; norms and activations
 # cost little to rerun but as much memory to keep. Selective activation
-# checkpointing (SAC, since 2.4) asks ``policy(ctx, op, *args, **kwargs)``
+# checkpointing (SAC) asks ``policy(ctx, op, *args, **kwargs)``
 # about each operation: ``CheckpointPolicy.MUST_SAVE`` keeps its output,
 # ``PREFER_RECOMPUTE`` lets backward redo it. Pass
 # ``context_fn=functools.partial(create_selective_checkpoint_contexts, policy)``.
-# SAC keeps its saved tensors outside the autograd graph; since 2.14,
+# SAC keeps its saved tensors outside the autograd graph;
 # ``respect_saved_tensors_hooks=True`` routes them through the hooks, so the
-# byte count below sees them (left unset under a hook, 2.14 warns).
+# byte count below sees them (left unset while a hook is active, it warns
+# that a later release will route them by default).
 import functools
 
 import torch

@@ -16,7 +16,7 @@ a preset (GPU: CUDA graphs,         :entry:`mode="reduce-overhead" <pt2-compile-
 Triton autotuning)                  ``"max-autotune-no-cudagraphs"``
 constant weights for CPU inference  :entry:`config.patch(freezing=True) <pt2-compile-in-practice-freezing>` under ``no_grad``,
                                     or ``torch._inductor.config.freezing = True``
-the C++ GEMM template on a CPU      :entry:`freezing + max_autotune=True <pt2-compile-in-practice-autotune>`
+C++ GEMM template or the library    :entry:`freezing + max_autotune=True <pt2-compile-in-practice-autotune>`: the faster kept
 eager against compiled settings     :entry:`compare({"eager": m, "frozen": f}, x) <pt2-compile-in-practice-settings>`
 compile cost, cold and warm         :entry:`startup_cost(setup, "torch.compile(m)(x)") <pt2-compile-in-practice-cost>`
 no recompile per new size           :entry:`dynamic=True <pt2-compile-in-practice-recompiles>` or ``torch._dynamo.mark_dynamic(x, 0)``
@@ -24,7 +24,7 @@ compiled training                   :entry:`torch.compile(model), then the usual
 portable weights                    :entry:`model.compile() <pt2-compile-in-practice-save>` (in place), or save
                                     ``compiled._orig_mod.state_dict()``
 the compiled wrapper in a file      :entry:`torch.load(path, weights_only=False) <pt2-compile-in-practice-pickle>`, trusted files only
-no surprise compiles while serving  :entry:`set_stance("fail_on_recompile") <pt2-compile-in-practice-serving>` (2.6),
+no surprise compiles while serving  :entry:`set_stance("fail_on_recompile") <pt2-compile-in-practice-serving>`,
                                     after warming up each shape
 forget compiled graphs              :entry:`torch._dynamo.reset() <pt2-compile-in-practice-reset>` / ``torch.compiler.reset()``
 one graph to ship                   :entry:`torch.export.export(m, (x,)) <pt2-compile-in-practice-export>`, ``torch.export.save`` / ``load``
@@ -111,7 +111,13 @@ with torch.no_grad():
 # -------------------------------------------------
 # With frozen weights, ``max_autotune`` times Inductor's C++ GEMM template
 # against the library kernel for each matrix multiplication and keeps the
-# faster. Autotuning reports on stderr (hushed here, as it does not concern the
+# faster. The template is a candidate only under max-autotune, for a product
+# whose weight is a constant (freezing), whose sizes other than the batch are
+# static, in float32, bfloat16, float16 or int8, on a CPU for which Inductor
+# has a micro-kernel (AVX2, AVX-512 or AMX on x86; NEON or SVE on Arm). The
+# line names the winner of each product: ``C++ GEMM template`` where the
+# template was faster on this machine, the library's call where it was not.
+# Autotuning reports on stderr (hushed here, as it does not concern the
 # reader's code); 2.13 also tripped a deprecation warning inside Inductor,
 # filtered here, which 2.14 no longer raises.
 import contextlib
@@ -153,8 +159,9 @@ with torch.no_grad(), settings, quiet, warnings.catch_warnings():
 # recompiles forbidden, and each verdict says whether a setting differs from
 # eager by more than this machine's noise. When max-autotune keeps freezing's
 # kernels the two programs do the same work, so it is not timed against itself.
-# bfloat16 halves the bytes per weight; oneDNN uses AVX-512 BF16 or AMX where
-# the CPU has them and slower conversions where not. Bars: speedups over eager
+# bfloat16 halves the bytes per weight; oneDNN uses AVX-512 BF16, AMX or
+# Arm's BF16 instructions where the CPU has them and slower conversions where
+# not. Bars: speedups over eager
 # float32 with 95% intervals; the band is "about as fast".
 import contextlib
 import copy
@@ -510,8 +517,8 @@ with tempfile.TemporaryDirectory() as tmp:
 # Compiling happens on the first call of each new shape, so a server makes
 # those calls before traffic arrives. With ``dynamic=True`` one graph covers
 # every batch size above 1 (size 1 is special-cased and needs its own warm-up).
-# Then ``torch.compiler.set_stance`` (PyTorch 2.6) makes any further recompile
-# an error instead of a latency spike.
+# Then ``torch.compiler.set_stance`` makes any further recompile an error
+# instead of a latency spike.
 import time
 
 import torch

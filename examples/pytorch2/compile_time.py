@@ -10,13 +10,13 @@ Summary
 ====================================  ==================================================================================
 You want                              Call
 ====================================  ==================================================================================
-compile a module in place             :entry:`model.compile() <pt2-compile-time-in-place>` (2.2); ``torch.compile(model)``
+compile a module in place             :entry:`model.compile() <pt2-compile-time-in-place>`; ``torch.compile(model)``
                                       wraps it and prefixes ``_orig_mod.`` to its keys
 compile N identical blocks once       :entry:`for block in model.blocks: block.compile() <pt2-compile-time-regional>`
 see that the blocks share one graph   :entry:`a counting backend <pt2-compile-time-reuse>`
 know where the compiled code goes     :entry:`TORCHINDUCTOR_CACHE_DIR <pt2-compile-time-caches>`,
                                       ``TORCHINDUCTOR_FX_GRAPH_CACHE``, ``TORCHINDUCTOR_AUTOGRAD_CACHE``
-carry the caches to a new machine     :entry:`torch.compiler.save_cache_artifacts() <pt2-compile-time-mega-cache>` (2.7),
+carry the caches to a new machine     :entry:`torch.compiler.save_cache_artifacts() <pt2-compile-time-mega-cache>`,
                                       then ``load_cache_artifacts(data)`` before compiling
 find and cap recompiles               :entry:`TORCH_LOGS="recompiles" <pt2-compile-time-recompiles>`,
                                       ``torch._dynamo.config.recompile_limit``
@@ -28,8 +28,8 @@ find and cap recompiles               :entry:`TORCH_LOGS="recompiles" <pt2-compi
 #
 # model.compile() against torch.compile(model)
 # --------------------------------------------
-# ``nn.Module.compile()`` (since 2.2) compiles the module's ``forward`` in
-# place: the object, its type and its ``state_dict`` keys stay as they were.
+# ``nn.Module.compile()`` compiles the module's ``forward`` in place: the
+# object, its type and its ``state_dict`` keys stay as they were.
 # ``torch.compile(model)`` returns an ``OptimizedModule`` that holds the model
 # as ``_orig_mod``, and its keys carry that prefix (see
 # :ref:`pt2-compile-in-practice-save` for saving either). Both compile lazily,
@@ -131,9 +131,11 @@ for verdict in steady.verdicts():
 # A backend that records what it is given shows the difference: the whole
 # model arrives as one graph holding every block's operations, the blocks as
 # one small graph that Dynamo compiles once and reuses for the other seven
-# (their weights differ, so they are graph inputs, not constants). Under
-# autograd the first block would get a second graph: its input does not
-# require grad and the others' do, and ``requires_grad`` is guarded.
+# (their weights differ, so they are graph inputs, not constants). With
+# autograd on, the last line shows which graph each block's call ran: the
+# first block keeps its graph and the other seven share a second one, since
+# the first block's input does not require grad, the others' do, and
+# ``requires_grad`` is guarded.
 import torch
 
 
@@ -146,12 +148,18 @@ class Block(torch.nn.Module):
         return x + self.down(torch.relu(self.up(x)))
 
 
-def graphs_compiled(regional):
-    graphs = []
+def graphs_compiled(regional, grad=False):
+    graphs, ran = [], []
 
     def recording_backend(gm, example_inputs):
+        index = len(graphs)
         graphs.append(len(gm.graph.nodes))
-        return gm.forward
+
+        def run(*args):
+            ran.append(index)
+            return gm.forward(*args)
+
+        return run
 
     torch._dynamo.reset()
     model = torch.nn.Sequential(*(Block() for _ in range(8)))
@@ -160,13 +168,18 @@ def graphs_compiled(regional):
             block.compile(backend=recording_backend)
     else:
         model.compile(backend=recording_backend)
-    with torch.no_grad():
+    with torch.set_grad_enabled(grad):
         model(torch.randn(4, 16))
-    return graphs
+    return graphs, ran
 
 
-print("whole model: graphs with these node counts:", graphs_compiled(regional=False))
-print("each block:  graphs with these node counts:", graphs_compiled(regional=True))
+for label, regional, grad in (
+    ("whole model", False, False),
+    ("each block", True, False),
+    ("each block, autograd", True, True),
+):
+    graphs, ran = graphs_compiled(regional, grad)
+    print(f"{label:20} node counts of the graphs: {graphs}; graph each call ran: {ran}")
 
 # %%
 # .. _pt2-compile-time-caches:
@@ -198,13 +211,15 @@ print("caches forced off:  ", torch._inductor.config.force_disable_caches)
 #
 # Portable cache artifacts (mega-cache)
 # -------------------------------------
-# ``torch.compiler.save_cache_artifacts()`` (since 2.7) returns the cache
+# ``torch.compiler.save_cache_artifacts()`` returns the cache
 # entries this process created as ``(bytes, CacheInfo)``; a new process calls
 # ``torch.compiler.load_cache_artifacts(data)`` before compiling. Two fresh
 # processes, each with an empty cache folder: the first compiles and saves, the
-# second loads and compiles. PyTorch, Triton and device must match. On a CPU the
-# artifacts skip Dynamo's lowering but not the C++ build of the kernels, which
-# this build does not bundle; on CUDA the Triton kernels travel with them.
+# second loads and compiles. PyTorch, Triton and device must match. The second
+# process still runs Dynamo, which traces the bytecode again; the work after
+# it, AOTAutograd's and Inductor's, it finds in the loaded cache entries (the
+# saved line names them). On a CPU it still compiles the kernels' C++, which
+# the artifacts do not bundle; on CUDA the Triton kernels travel with them.
 import os
 import subprocess
 import sys

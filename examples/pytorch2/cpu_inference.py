@@ -32,10 +32,12 @@ the steps that pay here, together  :entry:`compare(stack, x) <pt2-cpu-inference-
 # --------------------
 # PyTorch picks its vector kernels at start-up (``get_cpu_capability``:
 # ``DEFAULT``, ``AVX2``, ``AVX512``; ``ATEN_CPU_CAPABILITY`` lowers it). bfloat16
-# runs in hardware only with AVX-512 BF16 or AMX (Intel Xeon from Sapphire
-# Rapids, AMD EPYC from Zen 4); elsewhere it is emulated by conversions. The two
-# ``torch.cpu._is_*_supported`` checks are private, so they are looked up
-# with a fallback.
+# runs in hardware with AVX-512 BF16 (Intel Xeon from Cooper Lake, 2020; AMD
+# EPYC from Zen 4), with AMX tiles (Intel Xeon from Sapphire Rapids), or on Arm
+# cores with the BF16 extension (Neoverse V1 and N2, as in AWS Graviton3 and
+# later); elsewhere it is emulated by conversions. The two
+# ``torch.cpu._is_*_supported`` checks are private and ask only about x86, so
+# they are looked up with a fallback; on Arm they answer ``False``.
 import torch
 
 print("vector kernels:", torch.backends.cpu.get_cpu_capability())
@@ -198,8 +200,8 @@ print(table.verdict("channels_last") + ".")
 # ``torch.autocast("cpu", dtype=torch.bfloat16)`` runs convolutions and matrix
 # products in bfloat16 and keeps the rest in float32; ``model.to(torch.bfloat16)``
 # converts everything, input included. Either pays only where the CPU computes
-# in bfloat16 (AVX-512 BF16, AMX); without them each call adds conversions. The
-# error is against float32.
+# in bfloat16 (AVX-512 BF16, AMX, Arm's BF16); without them each call adds
+# conversions. The error is against float32.
 import copy
 
 import torch
@@ -313,7 +315,7 @@ print(table.verdict(f"{cores} threads") + ".")
 # -----------------------------------------
 # Each step is added to the one before, on one thread: ``inference_mode``, then
 # channels_last, then compiling with freezing, then a bfloat16 model where the
-# CPU computes bfloat16 in hardware. Every verdict is against the plain eager
+# x86 checks above find bfloat16 hardware. Every verdict is against the plain eager
 # float32 call; the last line names the fastest stack this machine measured.
 import copy
 
@@ -366,7 +368,7 @@ try:
             frozen_bf16(x_bf16)
             stack["+ bfloat16"] = inference(frozen_bf16, x_bf16)
         else:
-            print("no bfloat16 hardware here: the bfloat16 step is left out")
+            print("no AVX-512 BF16 or AMX here: the bfloat16 step is left out")
     table = compare(stack, budget_s=2.0)
 finally:
     torch.set_num_threads(threads)

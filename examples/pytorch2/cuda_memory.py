@@ -138,8 +138,8 @@ print(prof.key_averages().table(sort_by=key, row_limit=6, max_name_column_width=
 # ------------------------
 # ``torch.cuda.memory._record_memory_history(max_entries=100000)`` makes the
 # allocator keep the last ``max_entries`` allocation and free events, each
-# with its Python and C++ stack (since 2.1; the leading underscore stays, but
-# the memory-snapshot guide on pytorch.org documents it). Run the steps of
+# with its Python and C++ stack (the leading underscore stays, but the
+# memory-snapshot guide on pytorch.org documents it). Run the steps of
 # interest, write the file with ``_dump_snapshot``, then stop recording with
 # ``enabled=None``, which also drops the history. Recording costs time on
 # every allocation, so keep it to the few steps you study. The file is a
@@ -218,12 +218,19 @@ print(
 # Allocator settings: PYTORCH_ALLOC_CONF
 # --------------------------------------
 # The caching allocator reads its settings once, from the environment, when
-# it is first used. ``PYTORCH_ALLOC_CONF`` is the device-neutral name (2.9
-# already warned that ``PYTORCH_CUDA_ALLOC_CONF`` is deprecated); 2.14.1 still
-# accepts the CUDA name without a warning, and read it when both were set
-# (below). Three settings matter most:
+# it is first used. ``PYTORCH_ALLOC_CONF`` is the device-neutral name, the
+# one to set on current releases; ``PYTORCH_CUDA_ALLOC_CONF`` is the older
+# CUDA name, and the only one 2.4 knows. 2.8 began to warn that the CUDA
+# name is deprecated, and a later release dropped the warning again: the
+# first lines below show whether this torch warns, and which value it reads
+# when both are set. One trap: on 2.9 with CUDA, ``expandable_segments:True``
+# given through ``PYTORCH_ALLOC_CONF`` is silently ignored and only the CUDA
+# name turns it on (`pytorch#183387
+# <https://github.com/pytorch/pytorch/issues/183387>`__, fixed by 2.11), so
+# code that must also run on older releases sets the CUDA name.
+# Three settings matter most:
 #
-# - ``expandable_segments:True`` (since 2.1) grows one mapped segment instead
+# - ``expandable_segments:True`` grows one mapped segment instead
 #   of allocating new fixed ones, which cuts fragmentation: try it when the
 #   out-of-memory message shows a large "reserved but unallocated" figure.
 # - ``max_split_size_mb:N`` stops the allocator splitting blocks larger than N
@@ -231,12 +238,15 @@ print(
 # - ``garbage_collection_threshold:0.8`` frees unused cached blocks once more
 #   than 80% of the memory limit is in use, before an allocation fails.
 #
-# Set it in the shell (``PYTORCH_ALLOC_CONF=expandable_segments:True python
-# train.py``), or in ``os.environ`` before ``import torch``. From Python,
-# ``torch._C._accelerator_setAllocatorSettings("...")`` changes it at run time;
-# ``torch.cuda.memory._set_allocator_settings`` still works but warns it is
-# deprecated in this release. The settings are parsed even without a GPU, so a
-# misspelled key fails at once, as the last lines show.
+# Set the variable in the shell (``PYTORCH_ALLOC_CONF=expandable_segments:True
+# python train.py``), or in ``os.environ`` before ``import torch``: that is
+# what a reader sets. ``torch._C._accelerator_getAllocatorSettings()``, which
+# the block prints, is a private diagnostic that shows what the allocator
+# parsed; ``torch._C._accelerator_setAllocatorSettings("...")`` changes the
+# settings at run time, and ``torch.cuda.memory._set_allocator_settings``
+# still works but warns it is deprecated in this release. The settings are
+# parsed even without a GPU, so a misspelled key fails at once, as the last
+# lines show.
 import os
 import subprocess
 import sys
@@ -256,7 +266,8 @@ for extra in (
     read = subprocess.run(
         [sys.executable, "-c", show], env=env, capture_output=True, text=True, check=True
     )
-    print(f"{' and '.join(extra)} set -> allocator read {read.stdout.strip()!r}")
+    warned = read.stderr.strip() or "no warning"
+    print(f"{' and '.join(extra)} set -> allocator read {read.stdout.strip()!r}; {warned}")
 
 torch._C._accelerator_setAllocatorSettings("expandable_segments:True")
 print("set at run time:", torch._C._accelerator_getAllocatorSettings())

@@ -10,7 +10,7 @@ Summary
 ============================================  =============================================================================================================================
 You want                                      Call
 ============================================  =============================================================================================================================
-the current default (2.3+)                    :entry:`torch.get_default_device() <pt2-default-device-get>`
+the current default                           :entry:`torch.get_default_device() <pt2-default-device-get>`
 a default for the whole program               :entry:`torch.set_default_device("cuda") <pt2-default-device-set>`
 back to the CPU default                       :entry:`torch.set_default_device(None) <pt2-default-device-set>`
 a default for one block                       :entry:`with torch.device("cuda"): <pt2-default-device-with>`
@@ -151,8 +151,8 @@ with warnings.catch_warnings(record=True) as caught:
 print("plain load       -> parameters on:", {p.device.type for p in model.parameters()})
 print(f"  {caught[0].category.__name__}: {str(caught[0].message).split(' (Did')[0]}")
 
-# assign=True comes second on purpose: in 2.13 and 2.14 it records itself in the state
-# dict's _metadata, so a later plain load of the same dict would assign too.
+# assign=True comes second on purpose: it records itself in the state dict's
+# _metadata (2.4 did too), so a later plain load of the same dict would assign too.
 model.load_state_dict(state, assign=True)
 print("with assign=True -> parameters on:", {p.device.type for p in model.parameters()})
 print(

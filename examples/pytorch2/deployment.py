@@ -12,11 +12,11 @@ You want                              Call
 ====================================  ===================================================================================================
 the versions that matter              :entry:`importlib.metadata.version("onnx") <pt2-deployment-versions>`, ``torch.__version__``
 a batch size chosen at run time       :entry:`Dim("batch") <pt2-deployment-aoti>` in ``export(m, (x,), dynamic_shapes=...)``
-a compiled package (.pt2)             :entry:`aoti_compile_and_package(ep, package_path=p) <pt2-deployment-aoti>` (2.6)
-run the package from Python           :entry:`torch._inductor.aoti_load_package(p) <pt2-deployment-aoti>` (2.6)
+a compiled package (.pt2)             :entry:`aoti_compile_and_package(ep, package_path=p) <pt2-deployment-aoti>`
+run the package from Python           :entry:`torch._inductor.aoti_load_package(p) <pt2-deployment-aoti>`
 the package against eager, timed      :entry:`compare({"eager": m, "AOTInductor": runner}, x) <pt2-deployment-aoti>`
 run the package from C++              :entry:`torch::inductor::AOTIModelPackageLoader <pt2-deployment-cpp>`, no Python
-an ONNX model                         :entry:`torch.onnx.export(m, (x,), dynamo=True) <pt2-deployment-onnx>` (2.5; default 2.9)
+an ONNX model                         :entry:`torch.onnx.export(m, (x,), dynamo=True) <pt2-deployment-onnx>` (the default since 2.9)
 write the .onnx file                  :entry:`onnx_program.save(path) <pt2-deployment-onnx>`
 run it with ONNX Runtime              :entry:`ort.InferenceSession(path, providers=[...]) <pt2-deployment-onnx>`
 ONNX Runtime against eager, timed     :entry:`compare({"eager": m, "ONNX Runtime": run}, x) <pt2-deployment-onnx>`
@@ -51,7 +51,7 @@ for package in ("onnx", "onnxscript", "onnxruntime"):
 #
 # AOTInductor: compile once, load, check, time
 # --------------------------------------------
-# ``torch._inductor.aoti_compile_and_package`` (since 2.6) compiles an
+# ``torch._inductor.aoti_compile_and_package`` compiles an
 # ``ExportedProgram`` to C++ and a shared library, and zips them with the
 # weights into a ``.pt2`` package; ``aoti_load_package`` loads it as a
 # callable. A ``Dim`` in ``dynamic_shapes`` keeps the batch size free, so one
@@ -105,8 +105,8 @@ for verdict in table.verdicts():
 # Load the package from C++
 # -------------------------
 # The same ``.pt2`` file runs in a C++ program linked against libtorch, with no
-# Python interpreter: ``AOTIModelPackageLoader`` (since 2.6) unpacks it and
-# runs the compiled library. Build it with CMake's ``find_package(Torch)`` and
+# Python interpreter: ``AOTIModelPackageLoader`` unpacks it and runs the
+# compiled library. Build it with CMake's ``find_package(Torch)`` and
 # link ``${TORCH_LIBRARIES}``. The package is tied to the device and, for
 # CPUs, to the instruction set it was compiled for.
 #
@@ -129,8 +129,8 @@ for verdict in table.verdicts():
 #
 # ONNX: export, save, run with ONNX Runtime
 # -----------------------------------------
-# ``torch.onnx.export(model, args, dynamo=True)`` (since 2.5) captures the model
-# with ``torch.export`` and returns an ``ONNXProgram``; since 2.9 ``dynamo=True``
+# ``torch.onnx.export(model, args, dynamo=True)`` captures the model with
+# ``torch.export`` and returns an ``ONNXProgram``; since 2.9 ``dynamo=True``
 # is the default and the TorchScript exporter is the legacy one.
 # ``dynamic_shapes`` takes the same ``Dim`` as ``torch.export``, and
 # ``verbose=False`` silences the exporter's progress lines. ONNX Runtime runs the

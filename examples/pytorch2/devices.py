@@ -14,11 +14,11 @@ a CUDA (or ROCm) GPU?                       :entry:`torch.cuda.is_available() <p
 its name                                    :entry:`torch.cuda.get_device_name(i) <pt2-devices-cuda>` (guarded)
 an Apple GPU?                               :entry:`torch.backends.mps.is_available() <pt2-devices-mps>`, ``is_built()``
 an Intel GPU?                               :entry:`torch.xpu.is_available() <pt2-devices-xpu>`
-any accelerator (2.6+)                      :entry:`current_accelerator(check_available=True) <pt2-devices-accelerator>` (``torch.accelerator``)
+any accelerator                             :entry:`current_accelerator(check_available=True) <pt2-devices-accelerator>` (``torch.accelerator``)
 every usable device, best first             :entry:`cheatsheet.available_devices() <pt2-devices-pick>`
 the best device                             :entry:`cheatsheet.pick_device() <pt2-devices-pick>`
 a forced device                             :entry:`CHEATSHEET_DEVICE=cpu <pt2-devices-force>`; a device not here raises
-move data                                   :entry:`x.to(device) <pt2-devices-move>` (copy), ``model.to(device)`` (in place)
+move data                                   :entry:`x.to(device) <pt2-devices-move>` (copy unless already there), ``model.to(device)`` (in place)
 tensors on two devices in one operation     :entry:`RuntimeError <pt2-devices-mix>`, except 0-dim CPU tensors
 MPS ops without a kernel                    :entry:`PYTORCH_ENABLE_MPS_FALLBACK=1 <pt2-devices-mps-fallback>` before starting Python
 honest GPU timings                          :entry:`cheatsheet.synchronize(device) <pt2-devices-synchronize>` before each clock read
@@ -84,7 +84,8 @@ print("torch.xpu.device_count():", torch.xpu.device_count())
 # ``cuda``, ``mps`` and ``xpu`` in turn. ``current_accelerator()`` is a
 # compile-time answer: ``None`` on a CPU-only build, but ``cuda`` for a CUDA
 # build even on a machine with no GPU (as this site's build shows below); pass
-# ``check_available=True`` to ask the driver as well.
+# ``check_available=True`` (a later addition than the module) to ask the
+# driver as well.
 import torch
 
 print("is_available():       ", torch.accelerator.is_available())

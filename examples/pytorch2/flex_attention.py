@@ -2,7 +2,7 @@ r"""
 FlexAttention
 =============
 
-``flex_attention`` (since 2.5) is attention whose scores and mask you write as small Python functions, which ``torch.compile`` turns into one fused kernel that skips the masked-out blocks.
+``flex_attention`` is attention whose scores and mask you write as small Python functions, which ``torch.compile`` turns into one fused kernel that skips the masked-out blocks.
 
 Summary
 -------
@@ -17,7 +17,7 @@ sliding-window attention              :entry:`and_masks(causal, window) <pt2-fle
 packed sequences, one mask            :entry:`doc[q_idx] == doc[kv_idx] <pt2-flex-attention-documents>`
 the same mask, dense, for SDPA        :entry:`create_mask(mask_mod, ...) <pt2-flex-attention-documents>`
 what runs on a CPU                    :entry:`eager: forward only, unfused <pt2-flex-attention-cpu>`
-the fused kernel                      :entry:`torch.compile(flex_attention) <pt2-flex-attention-benchmark>` (CPU since 2.6)
+the fused kernel                      :entry:`torch.compile(flex_attention) <pt2-flex-attention-benchmark>`
 flex against SDPA, timed here         :entry:`compare(...) <pt2-flex-attention-benchmark>` on a sliding window
 on a GPU, with backward               :entry:`device="cuda" <pt2-flex-attention-cuda>`, ``bfloat16``
 ====================================  ==============================================================================
@@ -97,7 +97,7 @@ print(f"largest score {scores.abs().max():.1f}, capped to below {cap}: matches b
 # create_block_mask: causal
 # -------------------------
 # A ``mask_mod(b, h, q_idx, kv_idx)`` returns ``True`` where a query may see a
-# key. ``create_block_mask`` (since 2.5) evaluates it once over the whole grid
+# key. ``create_block_mask`` evaluates it once over the whole grid
 # and keeps, per 128 × 128 tile, whether the tile is empty, full or partial; the
 # compiled kernel never loads the empty ones. ``None`` for batch or heads means
 # the mask is the same for all. Printing the mask draws the tiles;
@@ -132,7 +132,7 @@ print("flex with a causal block mask == SDPA is_causal=True")
 #
 # Sliding window: combine mask functions
 # --------------------------------------
-# ``and_masks`` and ``or_masks`` (since 2.5) combine mask functions. Causal and
+# ``and_masks`` and ``or_masks`` combine mask functions. Causal and
 # "at most ``window`` positions back" make a sliding window: the band of tiles
 # along the diagonal is all that is computed. SDPA needs the same rule as an
 # explicit boolean mask (``True`` = attend) and computes every tile.
@@ -174,7 +174,7 @@ print("sliding window: flex == SDPA with the boolean mask")
 # ----------------------------------
 # Several sequences packed end to end into one row waste no padding; a
 # document id per position keeps each token inside its own sequence. The mask
-# function indexes a tensor it closes over. ``create_mask`` (since 2.5) turns
+# function indexes a tensor it closes over. ``create_mask`` turns
 # any ``mask_mod`` into the dense ``(B, H, L, L)`` boolean mask SDPA takes,
 # checked here against the mask built by hand.
 import warnings
@@ -233,8 +233,8 @@ print("packed: flex == SDPA with the mask, and document 0 == document 0 on its o
 # once per process (printed in :ref:`pt2-flex-attention-score-mod`). It skips
 # no tiles, so a block mask saves no work there, only the masked scores. The
 # fused, tile-skipping kernel comes from ``torch.compile(flex_attention)``,
-# whose CPU backend arrived in 2.6 (an Inductor C++ template, forward only;
-# timed in :ref:`pt2-flex-attention-benchmark`). Neither path has a backward
+# whose CPU backend is an Inductor C++ template, forward only (timed in
+# :ref:`pt2-flex-attention-benchmark`). Neither path has a backward
 # pass on the CPU in 2.14: an input with ``requires_grad`` is refused before
 # anything runs, so training with flex needs a GPU.
 import warnings

@@ -17,7 +17,7 @@ which operations change dtype               :entry:`the CPU lists <pt2-mixed-pre
 full precision for one block                :entry:`torch.autocast(device, enabled=False) <pt2-mixed-precision-disable>` + ``.float()``
 a training step under autocast              :entry:`forward and loss inside the with <pt2-mixed-precision-train>`
 mixed precision on CUDA                     :entry:`torch.autocast("cuda") <pt2-mixed-precision-scaler>` (``float16``, with a ``GradScaler``)
-mixed precision on Ampere and newer GPUs    :entry:`autocast("cuda", dtype=torch.bfloat16) <pt2-mixed-precision-scaler>`, no scaler
+``bfloat16`` on CUDA, with no scaler        :entry:`autocast("cuda", dtype=torch.bfloat16) <pt2-mixed-precision-scaler>`, native on Ampere and newer
 loss scaling for ``float16``                :entry:`torch.amp.GradScaler("cuda") <pt2-mixed-precision-scaler>`
 the scaled step                             :entry:`scaler.scale(loss).backward() <pt2-mixed-precision-scaler>`, ``scaler.step(opt)``, ``scaler.update()``
 clip gradients with a scaler                :entry:`scaler.unscale_(opt) <pt2-mixed-precision-clip>`, then ``clip_grad_norm_``, then ``scaler.step(opt)``
@@ -190,13 +190,15 @@ print(
 # multiplies the loss before ``backward``, divides the gradients before the
 # step, and skips steps whose gradients overflowed. Its current spelling is
 # ``torch.amp.GradScaler("cuda")``; ``torch.cuda.amp.GradScaler`` is deprecated.
-# On Ampere and newer GPUs (``torch.cuda.is_bf16_supported()``), prefer
-# ``torch.autocast("cuda", dtype=torch.bfloat16)``, which needs no scaler.
+# On Ampere and newer GPUs, which compute ``bfloat16`` natively
+# (``torch.cuda.is_bf16_supported(including_emulation=False)``), prefer
+# ``torch.autocast("cuda", dtype=torch.bfloat16)``, which needs no scaler; older
+# GPUs run it too, emulated, and ``is_bf16_supported()`` counts that as yes.
 import torch
 import torch.nn.functional as F
 
 if torch.cuda.is_available():
-    print("bfloat16 supported here:", torch.cuda.is_bf16_supported())
+    print("bfloat16 native here:", torch.cuda.is_bf16_supported(including_emulation=False))
     torch.manual_seed(0)
     model = torch.nn.Sequential(
         torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 10)

@@ -31,8 +31,8 @@ on a GPU                            :entry:`device="cuda" <pt2-nested-jagged-cud
 #
 # nested_tensor(..., layout=torch.jagged)
 # ---------------------------------------
-# ``torch.nested.nested_tensor`` with ``layout=torch.jagged`` (since 2.2, a
-# prototype) copies a list of tensors that differ only in their first
+# ``torch.nested.nested_tensor`` with ``layout=torch.jagged`` (a prototype)
+# copies a list of tensors that differ only in their first
 # dimension. The ragged dimension shows as a symbol (``j1``), not a number.
 # Underneath sit one packed ``values`` tensor ``(total, E)`` and ``offsets``,
 # where sequence ``i`` spans ``values[offsets[i]:offsets[i+1]]``.
@@ -53,8 +53,8 @@ assert all(torch.equal(a, b) for a, b in zip(nt.unbind(), seqs, strict=True))
 # as_nested_tensor keeps autograd
 # -------------------------------
 # ``nested_tensor`` builds a new leaf with no history, like ``torch.tensor``.
-# ``torch.nested.as_nested_tensor`` (jagged layout since 2.2) keeps the graph,
-# so gradients reach the tensors in the list.
+# ``torch.nested.as_nested_tensor`` keeps the graph, so gradients reach the
+# tensors in the list.
 import torch
 
 torch.manual_seed(0)
@@ -72,9 +72,9 @@ print("nested_tensor instead:", torch.nested.nested_tensor(seqs, layout=torch.ja
 # To and from a padded tensor
 # ---------------------------
 # ``to_padded_tensor(value)`` pads to the longest sequence. Back from a padded
-# batch and its lengths, ``torch.nested.narrow`` (since 2.2) gives a
-# non-contiguous view (no copy, padding kept in memory);
-# ``nested_tensor_from_jagged(values, offsets)`` (since 2.3) wraps packed
+# batch and its lengths, ``torch.nested.narrow`` gives a non-contiguous view
+# (no copy, padding kept in memory);
+# ``nested_tensor_from_jagged(values, offsets)`` wraps packed
 # values without copying them, as a data loader that packs sequences would.
 # Its first call logs a deprecation note from inside ``torch.fx``, which the
 # block keeps quiet.
@@ -159,11 +159,12 @@ print("sum over the ragged dimension == padded sum")
 # ------------------------
 # Projections run on the packed tokens; splitting heads gives
 # ``(B, j, H, D)``, and ``transpose(1, 2)`` the ``(B, H, j, D)`` that
-# :ref:`SDPA <pt2-sdpa-call>` takes (NJT support since 2.3). Each sequence
-# attends only within itself, with no mask. The output equals dense SDPA run on
-# each sequence alone. On the CPU the call takes the math path, which in 2.14
-# goes through the older strided nested tensors and warns once that they are a
-# prototype; the block silences that warning.
+# :ref:`SDPA <pt2-sdpa-call>` takes. Each sequence attends only within
+# itself, with no mask. The output equals dense SDPA run on each sequence
+# alone. On the CPU the call takes the math path, which copies ``q``, ``k``
+# and ``v`` into the older strided nested tensors, computes attention one
+# sequence at a time, and warns once that those are a prototype; the block
+# silences that warning.
 import warnings
 
 import torch
@@ -242,7 +243,8 @@ with torch.no_grad(), warnings.catch_warnings():
 # wastes most. ``compare`` times two parts of a transformer layer on one
 # thread: the MLP (token-wise, so jagged does only the real rows) and the
 # attention block (projections and SDPA; the padded batch hides padding keys
-# with a mask). On the CPU jagged SDPA takes the math path, which pads inside.
+# with a mask). On the CPU jagged SDPA takes the math path, which copies the
+# sequences into strided nested tensors and computes them one at a time.
 # On CUDA, jagged SDPA runs FlashAttention or memory-efficient varlen kernels
 # on the packed tokens (see :ref:`pt2-nested-jagged-cuda`).
 import warnings

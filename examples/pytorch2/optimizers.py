@@ -12,13 +12,13 @@ You want                              Call
 ====================================  ===========================================================================================
 see which implementation runs         :entry:`TorchFunctionMode around opt.step() <pt2-optimizers-which>`
 one loop per tensor (CPU default)     :entry:`AdamW(params, foreach=False) <pt2-optimizers-which>`
-one call per operation for all        :entry:`AdamW(params, foreach=True) <pt2-optimizers-which>` (CUDA default since 2.0)
-one kernel for the whole update       :entry:`AdamW(params, fused=True) <pt2-optimizers-same>`, CPU too since 2.4
+one call per operation for all        :entry:`AdamW(params, foreach=True) <pt2-optimizers-which>` (the CUDA default)
+one kernel for the whole update       :entry:`AdamW(params, fused=True) <pt2-optimizers-same>`, CPU too
 the same numbers from each            :entry:`torch.testing.assert_close <pt2-optimizers-same>` after a few steps
 which is faster here                  :entry:`compare(...) of the three steps <pt2-optimizers-speed>`, 200 small tensors
-a compiled step                       :entry:`torch.compile(step) <pt2-optimizers-compiled>` around ``opt.step()`` (2.2)
-a scheduler with a compiled step      :entry:`lr=torch.tensor(1e-3) <pt2-optimizers-lr-tensor>` (2.3), one graph
-free the gradients                    :entry:`opt.zero_grad() <pt2-optimizers-state>`: ``set_to_none=True`` by default (2.0)
+a compiled step                       :entry:`torch.compile(step) <pt2-optimizers-compiled>` around ``opt.step()``
+a scheduler with a compiled step      :entry:`lr=torch.tensor(1e-3) <pt2-optimizers-lr-tensor>`, one graph
+free the gradients                    :entry:`opt.zero_grad() <pt2-optimizers-state>`: ``set_to_none=True`` by default
 save and restore the optimizer        :entry:`opt.load_state_dict(torch.load(path)) <pt2-optimizers-state>`
 the recommendation on a GPU           :entry:`fused=True on CUDA <pt2-optimizers-cuda>`
 ====================================  ===========================================================================================
@@ -33,8 +33,8 @@ the recommendation on a GPU           :entry:`fused=True on CUDA <pt2-optimizers
 # operations per tensor. ``foreach=True`` issues each operation once for a
 # whole list of tensors (``torch._foreach_*``).
 # ``fused=True`` does the whole update in one kernel. With neither flag, the
-# default is ``foreach`` when every parameter is on CUDA (since 2.0) and the
-# loop on the CPU. A ``TorchFunctionMode`` (``torch.overrides``) lists the
+# default is ``foreach`` when every parameter is on CUDA and the loop on the
+# CPU. A ``TorchFunctionMode`` (``torch.overrides``) lists the
 # in-place calls of one step over 10 tensors:
 import collections
 
@@ -150,7 +150,7 @@ plt.show()
 #
 # A compiled step
 # ---------------
-# Wrap the call in a function and compile that (since 2.2): Inductor fuses the
+# Wrap the call in a function and compile that: Inductor fuses the
 # update into a few kernels, at the price of a compile on the first call,
 # timed apart (warm caches, in a later run of the program, make it cheaper).
 # Timed against the eager loop and the eager fused step, on twenty tensors to
@@ -209,7 +209,7 @@ for verdict in steps.verdicts():
 # A float ``lr`` is a constant in the compiled graph, guarded by
 # ``lr == 0.001``: the scheduler's first change fails the guard and Dynamo
 # compiles again (in 2.14.1 it then treats the float as a symbol, so later
-# changes do not). Since 2.3 ``lr`` can be a tensor, which the graph reads as
+# changes do not). ``lr`` can be a tensor instead, which the graph reads as
 # an input: one graph from the start. A backend that only counts its graphs
 # shows it without paying for Inductor.
 import contextlib

@@ -10,21 +10,21 @@ Summary
 =====================================  ==================================================================================
 You want                               Call
 =====================================  ==================================================================================
-``A = U @ H``, ``U`` orthonormal       :entry:`torch.linalg.polar(A) <pt2-whats-new-polar>`, since 2.14
-the square root of an SPD matrix       :entry:`torch.linalg.matrix_sqrth(A) <pt2-whats-new-matrix-sqrth>`, since 2.14
-untraceable Python in a compiled fn    :entry:`@torch.compiler.nonstrict_trace <pt2-whats-new-nonstrict-trace>`, since 2.14
-a compiled artifact saved as Python    :entry:`torch.compiler.precompile(fn, *args) <pt2-whats-new-precompile>`, since 2.14
+``A = U @ H``, ``U`` orthonormal       :entry:`torch.linalg.polar(A) <pt2-whats-new-polar>`
+the square root of an SPD matrix       :entry:`torch.linalg.matrix_sqrth(A) <pt2-whats-new-matrix-sqrth>`
+untraceable Python in a compiled fn    :entry:`@torch.compiler.nonstrict_trace <pt2-whats-new-nonstrict-trace>`
+a compiled artifact saved as Python    :entry:`torch.compiler.precompile(fn, *args) <pt2-whats-new-precompile>`
 load it in another process             :entry:`torch.compiler.precompile.load(code, cache) <pt2-whats-new-precompile>`
-what precompile refuses                :entry:`torch.compiler.PrecompileError <pt2-whats-new-precompile>`, since 2.14
-one more CUDA graph warm-up            :entry:`cudagraph_mark_warmup_incomplete() <pt2-whats-new-cudagraph-warmup>`, since 2.14
-a hook on every new autograd node      :entry:`node_creation_hook(hook) <pt2-whats-new-node-creation-hook>`, since 2.14
-complex numbers in 4 bytes             :entry:`torch.bcomplex32 <pt2-whats-new-bcomplex32>`, since 2.14, storage only
-the accelerator's RNG, any backend     :entry:`torch.accelerator.random <pt2-whats-new-accelerator-random>`, since 2.14
-gather into one tensor                 :entry:`dist.gather_single(t, out) <pt2-whats-new-gather-timeout>`, since 2.14, not on gloo
-the same, deprecated name              :entry:`dist.gather_into_tensor <pt2-whats-new-gather-timeout>`, since 2.14
-a new timeout for a process group      :entry:`dist.set_timeout(timedelta) <pt2-whats-new-gather-timeout>`, since 2.14
-evenly spaced values as a DTensor      :entry:`distributed.tensor.linspace(...) <pt2-whats-new-dtensor-linspace>`, since 2.14
-the same on a log scale                :entry:`distributed.tensor.logspace(...) <pt2-whats-new-dtensor-linspace>`, since 2.14
+what precompile refuses                :entry:`torch.compiler.PrecompileError <pt2-whats-new-precompile>`
+one more CUDA graph warm-up            :entry:`cudagraph_mark_warmup_incomplete() <pt2-whats-new-cudagraph-warmup>`
+a hook on every new autograd node      :entry:`node_creation_hook(hook) <pt2-whats-new-node-creation-hook>`
+complex numbers in 4 bytes             :entry:`torch.bcomplex32 <pt2-whats-new-bcomplex32>`, storage only
+the accelerator's RNG, any backend     :entry:`torch.accelerator.random <pt2-whats-new-accelerator-random>`
+gather into one tensor                 :entry:`dist.gather_single(t, out) <pt2-whats-new-gather-timeout>`, not on gloo
+the same, deprecated name              :entry:`dist.gather_into_tensor <pt2-whats-new-gather-timeout>`
+a new timeout for a process group      :entry:`dist.set_timeout(timedelta) <pt2-whats-new-gather-timeout>`
+evenly spaced values as a DTensor      :entry:`distributed.tensor.linspace(...) <pt2-whats-new-dtensor-linspace>`
+the same on a log scale                :entry:`distributed.tensor.logspace(...) <pt2-whats-new-dtensor-linspace>`
 TorchScript's warning, now visible     :entry:`FutureWarning <pt2-whats-new-behaviour>` from ``torch.jit.script``
 the accelerator that is really there   :entry:`current_accelerator(check_available=True) <pt2-whats-new-behaviour>`
 =====================================  ==================================================================================
@@ -35,7 +35,7 @@ the accelerator that is really there   :entry:`current_accelerator(check_availab
 #
 # torch.linalg.polar
 # ------------------
-# Since 2.14. The polar decomposition ``A = U @ H`` of an ``m x n`` matrix with
+# The polar decomposition ``A = U @ H`` of an ``m x n`` matrix with
 # ``m >= n``: ``U`` has orthonormal columns, ``H`` is symmetric (Hermitian)
 # positive semi-definite. ``U`` is the matrix with orthonormal columns closest
 # to ``A``, which makes it an orthogonalization step (QR's ``Q`` is farther).
@@ -63,7 +63,7 @@ except RuntimeError as err:
 #
 # torch.linalg.matrix_sqrth
 # -------------------------
-# Since 2.14. The principal square root ``X`` (``X @ X == A``, ``X`` symmetric)
+# The principal square root ``X`` (``X @ X == A``, ``X`` symmetric)
 # of a symmetric or Hermitian positive-definite matrix, batched. Like
 # ``eigh``, it reads only the lower triangle and assumes the rest. It does not
 # check definiteness: a negative eigenvalue comes back as 0, silently.
@@ -86,8 +86,10 @@ print("eigenvalue -1 becomes 0:", torch.linalg.matrix_sqrth(not_psd).tolist())
 #
 # @torch.compiler.nonstrict_trace
 # -------------------------------
-# Since 2.14. Dynamo does not read a function so marked: it puts one opaque
-# call in its graph, and AOTAutograd traces the body by running it on fake
+# New as a public name; the same decorator has existed as
+# ``torch._dynamo.nonstrict_trace`` since 2.7, which code for older releases
+# can call. Dynamo does not read a function so marked: it puts one opaque call
+# in its graph, and AOTAutograd traces the body by running it on fake
 # tensors. Code Dynamo breaks the graph on (here a C function it does not
 # know, ``time.perf_counter``) then costs no graph break. The catch: with an
 # AOT backend (``aot_eager``, ``inductor``) the Python in it runs only while
@@ -127,6 +129,7 @@ print("with nonstrict_trace:   ", graphs(marked))
 def step(x):
     return marked(x.sin()).cos()
 
+
 runs.clear()
 x = torch.randn(8)
 for calls in range(1, 6):
@@ -140,8 +143,8 @@ print("on:", sorted({kind for kind, _ in runs}))
 #
 # torch.compiler.precompile
 # -------------------------
-# Since 2.14. Traces ``fn`` once on example inputs (a non-strict ``make_fx``
-# trace, not Dynamo), lowers it with Inductor (``backend="eager"`` keeps the
+# Traces ``fn`` once on example inputs (a non-strict ``make_fx`` trace, not
+# Dynamo), lowers it with Inductor (``backend="eager"`` keeps the
 # ATen graph) and returns ``(python_code, cache)``: a self-contained Python
 # source and a kernel cache. No weights are inside: the caller passes the model
 # again, with the same structure. ``precompile.load`` runs that source (it
@@ -194,8 +197,8 @@ print(done.stdout.strip() or done.stderr[-800:])
 #
 # torch.compiler.cudagraph_mark_warmup_incomplete
 # -----------------------------------------------
-# Since 2.14. Per its docstring: called from code that runs during a CUDA
-# Graph Trees warm-up (``mode="reduce-overhead"``), such as an autotuner, it
+# Per its docstring: called from code that runs during a CUDA Graph
+# Trees warm-up (``mode="reduce-overhead"``), such as an autotuner, it
 # asks for one more eager warm-up run before the function is recorded. Outside
 # a warm-up it does nothing, which is all a CPU can show.
 import torch
@@ -207,23 +210,24 @@ print("outside a warm-up it returns:", torch.compiler.cudagraph_mark_warmup_inco
 #
 # torch.autograd.graph.node_creation_hook
 # ---------------------------------------
-# Since 2.14. A context manager: ``hook(node)`` is called for each autograd
-# node created inside it, once the node is complete, so it can read the node,
+# A context manager: ``hook(node)`` is called for each autograd node
+# created inside it, once the node is complete, so it can read the node,
 # write ``node.metadata`` or register backward hooks on it. Operations without
 # ``requires_grad`` inputs make no node. A hook that itself creates a node
 # raises.
 import torch
-
 from torch.autograd.graph import node_creation_hook
 
 torch.manual_seed(0)
 model = torch.nn.Linear(3, 2)
 created, backward_order = [], []
 
+
 def hook(node):
     created.append(node.name())
     node.metadata["region"] = "forward"
     node.register_prehook(lambda grad_outputs: backward_order.append(node.name()))
+
 
 with node_creation_hook(hook):
     loss = model(torch.randn(4, 3)).relu().sum()
@@ -238,7 +242,7 @@ print("backward ran:", backward_order)
 #
 # torch.bcomplex32
 # ----------------
-# Since 2.14. A complex dtype made of two ``bfloat16`` (4 bytes), as
+# A complex dtype made of two ``bfloat16`` (4 bytes), as
 # ``complex32`` is made of two ``float16``. It is experimental (creating one
 # warns) and so far a storage type: conversions, copies, ``cat`` and views
 # work; arithmetic raises ``NotImplementedError`` on the CPU. Compute in
@@ -275,8 +279,8 @@ for name, op in [("a + b", lambda t: t + t), ("abs", torch.abs), ("sum", torch.s
 #
 # torch.accelerator.random
 # ------------------------
-# Since 2.14. Three readers of the default generator of whatever accelerator
-# this build targets (CUDA, XPU, MPS...): ``initial_seed``,
+# Three readers of the default generator of whatever accelerator this
+# build targets (CUDA, XPU, MPS...): ``initial_seed``,
 # ``get_rng_state`` (a ``uint8`` tensor) and ``get_rng_state_all`` (one per
 # device). Seeding stays ``torch.manual_seed``. They start the accelerator's
 # runtime, so ask ``is_available()`` first: on a CUDA build without a GPU they
@@ -396,14 +400,19 @@ result = run(spaced, world_size=2)
 #
 # Behaviour changes from 2.13
 # ---------------------------
-# ``torch.jit.script``, ``trace`` and ``freeze`` warned in 2.13 with a
-# ``DeprecationWarning``, which Python hides outside ``__main__``; 2.14 warns
-# with a ``FutureWarning``, always shown. Forward-mode AD (``jvp``,
-# ``jacfwd``, ``make_dual``) scripts helpers inside torch the first time it
-# runs in a process, so it now shows that warning too, many times (2.13
-# raised the same ones, hidden); the filter below, by message, silences only it.
-# ``current_accelerator()`` answers from how torch was built: ``cuda`` for the
-# CUDA wheel even with no GPU; ``check_available=True`` asks the machine.
+# ``torch.jit.script``, ``trace`` and ``freeze`` raise a ``DeprecationWarning``
+# in 2.13 (``script`` already did in 2.10), which Python hides outside
+# ``__main__``; 2.14 raises a ``FutureWarning``, which Python always shows.
+# Forward-mode AD (``jvp``, ``jacfwd``, ``make_dual``) scripts helpers inside
+# torch the first time it runs in a process, so it now raises that warning
+# too, many times over, as a fresh process counts below (one that already ran
+# forward mode raises none); Python's default filters print it once, since
+# every one comes from the same line of torch. The filter below, by message,
+# silences only it. ``current_accelerator()``
+# answers from how torch was built: ``cuda`` for the CUDA wheel even with no
+# GPU; ``check_available=True`` asks the machine.
+import subprocess
+import sys
 import warnings
 
 import torch
@@ -420,11 +429,26 @@ with warnings.catch_warnings(record=True) as caught:
 for w in caught:
     print(f"{w.category.__name__}: {w.message}")
 
+first_jvp = """
+import sys, warnings
+import torch
+from torch.func import jvp
+
 with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
+    warnings.simplefilter(sys.argv[1])
     jvp(torch.sin, (torch.ones(2),), (torch.ones(2),))
-from_jit = [w for w in caught if "torch.jit.script" in str(w.message)]
-print(f"jvp: {len(from_jit)} torch.jit.script warnings (0 if forward mode already ran here)")
+print(sum("torch.jit.script" in str(w.message) for w in caught))
+"""
+counts = {
+    action: subprocess.run(
+        [sys.executable, "-c", first_jvp, action], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    for action in ("always", "default")
+}
+print(
+    f"first jvp of a fresh process: {counts['always']} torch.jit.script warnings raised,"
+    f" {counts['default']} shown under Python's default filters"
+)
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", r".*torch\.jit\.script.*deprecated")  # the filter to copy
     jvp(torch.sin, (torch.ones(2),), (torch.ones(2),))

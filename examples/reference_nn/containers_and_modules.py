@@ -418,7 +418,9 @@ nn.Unflatten(dim=1, unflattened_size=(2, 3))(flat)
 # ---------------
 # Computes ``x @ weight.T + bias`` with a ``weight`` of shape
 # ``(out_features, in_features)``; ``bias=False`` drops the bias, as is usual
-# before a normalisation layer that would cancel it anyway.
+# before ``BatchNorm``, which subtracts each feature's batch mean and so
+# cancels it (``LayerNorm`` subtracts the mean across features, which cancels
+# only the bias's own mean, not the whole bias).
 import torch
 from torch import nn
 

@@ -296,8 +296,10 @@ vols.amax(dim=(2, 3, 4))  # one value per (sample, channel)
 # torch.nn.AlphaDropout
 # ---------------------
 # Dropout for self-normalising networks (``SELU``): dropped elements are set
-# to SELU's negative saturation value, not zero, and an affine correction keeps
-# the mean and standard deviation of a standardised input close to 0 and 1.
+# to SELU's negative saturation value (about -1.758), not zero, then every
+# element, dropped ones included, goes through an affine correction that keeps
+# the mean and standard deviation of a standardised input close to 0 and 1. So
+# the value the dropped elements end with, printed last, is the corrected one.
 import torch
 from torch import nn
 

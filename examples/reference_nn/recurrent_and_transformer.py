@@ -209,10 +209,10 @@ for p in (0.1, 0.0):
 # Stacks ``num_layers`` deep copies of a layer. ``src_key_padding_mask`` is
 # ``(batch, seq)`` with ``True`` at padding. We pass
 # ``enable_nested_tensor=False``: with the default ``True``, a padded batch in
-# eval under ``no_grad`` goes through prototype nested tensors, which warns in
-# 2.14 (caught below) and returns exact zeros at padded positions (real
-# positions agree). The constructor also warns when nesting cannot apply, for
-# example with ``norm_first=True``.
+# eval under ``no_grad`` goes through prototype nested tensors, which warns
+# that they are a prototype (caught and printed below) and returns exact zeros
+# at padded positions (real positions agree). The constructor also warns when
+# nesting cannot apply, for example with ``norm_first=True``.
 import warnings
 
 import torch

@@ -2,9 +2,11 @@ r"""
 Indexing, gathering and scattering
 ==================================
 
-Reading elements by position, index or mask and writing them back; each out-of-place
-function shown here has an in-place ``Tensor`` method with a trailing underscore
-(``scatter_``, ``index_add_``, ...).
+Reading elements by position, index or mask and writing them back. The writers
+(``scatter``, ``index_add``, ``masked_fill``, ``put``...) have an in-place ``Tensor``
+method with a trailing underscore (``scatter_``, ``index_add_``); the readers
+(``gather``, ``take``, ``index_select``, ``masked_select``) and ``select_scatter``,
+``slice_scatter`` and ``diagonal_scatter``, which return a new tensor, have none.
 
 Summary
 -------

@@ -182,7 +182,8 @@ torch.linalg.vector_norm(v, ord=float("inf"))
 # torch.linalg.matrix_norm
 # ------------------------
 # Norms of matrices: Frobenius by default, ``"nuc"`` (sum of singular values),
-# ``2`` (largest singular value), ``1`` and ``inf`` (column and row sums).
+# ``2`` (largest singular value), ``1`` and ``inf`` (the largest sum of absolute
+# values in a column, and in a row).
 import torch
 
 v = torch.tensor([[3.0, -4.0], [1.0, 1.0]])

@@ -25,7 +25,7 @@ the dtype of Python floats            :entry:`torch.set_default_dtype(d) <api-to
 the old default setter                :entry:`torch.set_default_tensor_type(T) <api-torch-set-default-tensor-type>`, deprecated
 the device of new tensors             :entry:`torch.set_default_device(d) <api-torch-set-default-device>`, ``get_default_device``
 print precision and eliding           :entry:`torch.set_printoptions(...) <api-torch-set-printoptions>`, ``profile="default"``
-subnormals read as zero (x86)         :entry:`torch.set_flush_denormal(True) <api-torch-set-flush-denormal>`
+subnormals read as zero (x86, Arm)    :entry:`torch.set_flush_denormal(True) <api-torch-set-flush-denormal>`
 the dtype of a result                 :entry:`torch.result_type(a, b) <api-torch-result-type>`
 the common dtype of two dtypes        :entry:`torch.promote_types(d1, d2) <api-torch-promote-types>`
 is a cast allowed in place            :entry:`torch.can_cast(d1, d2) <api-torch-can-cast>`
@@ -228,8 +228,9 @@ torch.tensor([3.14159, 2.71828])
 #
 # torch.set_flush_denormal
 # ------------------------
-# On x86 CPUs, makes subnormal floats (smaller than ``finfo.tiny``) read as
-# zero, which can speed up arithmetic; it returns whether the CPU supports it.
+# On x86 CPUs with SSE3 and on AArch64, makes subnormal floats (smaller than
+# ``finfo.tiny``) read as zero, which can speed up arithmetic; it returns
+# whether the CPU supports it.
 import torch
 
 tiny = torch.tensor([2e-320], dtype=torch.float64)

@@ -149,7 +149,7 @@ torch.swapdims(torch.zeros(4, 5, 6), -1, 0).shape
 # torch.squeeze
 # -------------
 # Drops dimensions of size 1: all of them, or only those listed in ``dim``
-# (an int or, since 2.0, a tuple); listed dimensions of other sizes are left alone.
+# (an int or a tuple); listed dimensions of other sizes are left alone.
 import torch
 
 s = torch.zeros(1, 3, 1, 2)
@@ -218,8 +218,8 @@ torch.tile(torch.tensor([[1, 2], [3, 4]]), (2,))
 #
 # torch.repeat_interleave
 # -----------------------
-# Repeats each element (not the whole tensor) in place; the counts may differ per
-# element.
+# Repeats each element (not the whole tensor), each copy next to its original,
+# and returns a new tensor; the counts may differ per element.
 import torch
 
 print(torch.repeat_interleave(torch.tensor([1, 2, 3]), 2))

@@ -214,10 +214,11 @@ result = ShapeLogger(torch.fx.symbolic_trace(mlp)).run(torch.randn(5, 6))
 # ---------------
 # Records the operations one example input runs into a TorchScript module, so
 # data-dependent branches are frozen to the path taken (it warns with a
-# ``TracerWarning``); since 2.13 the call itself warns that TorchScript is
-# deprecated in favour of ``torch.compile`` and ``torch.export`` (a
-# ``DeprecationWarning`` in 2.13, a ``FutureWarning``, shown to everyone, since
-# 2.14). Both warnings are caught here and listed.
+# ``TracerWarning``); the call itself also warns that TorchScript is
+# deprecated in favour of ``torch.compile`` and ``torch.export`` (2.13 raises
+# a ``DeprecationWarning``, which Python hides by default; 2.14 a
+# ``FutureWarning``, shown to everyone). Both warnings are caught here and
+# listed.
 import warnings
 
 import torch

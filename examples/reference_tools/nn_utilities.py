@@ -168,9 +168,9 @@ weights.grad
 #
 # torch.nn.utils.get_total_norm
 # -----------------------------
-# Since PyTorch 2.6 norm clipping is also available in two steps:
-# ``get_total_norm`` measures and ``clip_grads_with_norm_`` scales, so the norm
-# can be logged or all-reduced in between.
+# Norm clipping in two steps: ``get_total_norm`` measures and
+# ``clip_grads_with_norm_`` scales, so the norm can be logged or all-reduced in
+# between.
 import torch
 from torch import nn
 

@@ -474,7 +474,7 @@ else:
 #
 # torch.Tensor.pin_memory
 # -----------------------
-# Copies a CPU tensor inpage-locked memory, from which copies to a GPU are
+# Copies a CPU tensor into page-locked memory, from which copies to a GPU are
 # faster and can run asynchronously with ``.to("cuda", non_blocking=True)``;
 # ``is_pinned()`` tells. Pinning needs an accelerator: on a CPU-only machine it raises.
 import torch
