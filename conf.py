@@ -34,6 +34,7 @@ extensions = [
     "notfound.extension",
     "sphinxext.opengraph",
     "sitebuild",
+    "blockexec",  # how each code block runs: torchrun scripts under torchrun
     "machines",  # results recorded on other machines, beside the live ones
     "since",  # from which torch release each entry works, from the version records
     "tasksearch",  # search results down to the entry, as the reader types
