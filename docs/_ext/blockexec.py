@@ -25,6 +25,9 @@ from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
 
 #: A policy takes a code block (sphinx-gallery's ``Block``: ``type``, ``content``,
 #: ``lineno``) and returns the code to execute in its place, or None to leave it.
@@ -63,6 +66,10 @@ def run_torchrun_block(code: str) -> None:
         script = Path(folder, launch.script)
         script.write_text(code, encoding="utf-8")
         result = torchrun.run(script, launch.ranks, cwd=folder)
+    if not result.loopback_only:
+        logger.info(
+            "torchrun ran without a network namespace: it listened on every interface", once=True
+        )
     warned = _RANK_WARNING.findall(result.output)
     if warned:
         raise RuntimeError(

@@ -464,6 +464,7 @@ def page_inputs() -> dict[str, str]:
         "MKL_NUM_THREADS",
         "CHEATSHEET_RUN_ONLY",
     )
+
     def digest(name: str) -> str:
         hook = Path(__file__).with_name(name)
         return hashlib.sha256(hook.read_bytes()).hexdigest() if hook.exists() else "none"

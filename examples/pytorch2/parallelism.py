@@ -257,7 +257,8 @@ def main():
     for schedule_class in (ScheduleGPipe, Schedule1F1B):
         mine, losses = train_step(schedule_class, rank, world_size)
         print(f"{schedule_class.__name__}: stage {rank} holds {list(mine)}")
-        torch.testing.assert_close(mine, {n: p for n, p in reference.named_parameters() if n in mine})
+        expected = {name: p for name, p in reference.named_parameters() if name in mine}
+        torch.testing.assert_close(mine, expected)
         if losses:
             mean = torch.stack(losses).mean()
             torch.testing.assert_close(mean, full_loss.detach())

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import logging
 import os
 import re
 import signal
@@ -29,7 +28,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DEFAULT_TIMEOUT_S", "Launch", "Result", "TorchrunError", "marked_launch", "run"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "Launch",
+    "Result",
+    "TorchrunError",
+    "marked_launch",
+    "run",
+    "run_command",
+]
 
 #: Seconds a run may take before its hung ranks are stopped.
 DEFAULT_TIMEOUT_S = 300.0
@@ -45,8 +52,6 @@ _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 
 _MARKER = re.compile(r"\A# torchrun --nproc-per-node=(\d+) ([\w.-]+\.py)[ \t]*$", re.MULTILINE)
 _RANK_LINE = re.compile(r"^\[rank(\d+)\]: ")
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -168,7 +173,9 @@ def run(
         output, where the failing rank's traceback (or a hung rank's stack) is.
     """
     torchrun = Path(sys.executable).with_name("torchrun")
-    command = [str(torchrun)] if torchrun.exists() else [sys.executable, "-m", "torch.distributed.run"]
+    command = (
+        [str(torchrun)] if torchrun.exists() else [sys.executable, "-m", "torch.distributed.run"]
+    )
     # Without a namespace of its own, a fixed port could clash with another run (old torch).
     shared_network = [] if _namespace() else ["--standalone"]
     command += [f"--nproc-per-node={ranks}", *shared_network, "--tee", "3", os.fspath(script)]
@@ -192,12 +199,14 @@ def run_command(
     environment = {
         **(os.environ if env is None else env),
         "PYTHONFAULTHANDLER": "1",  # a crashed or aborted rank prints its Python stack
-        "PYTHONUNBUFFERED": "1",  # a rank's lines arrive before it hangs, not at its exit
         "TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE": "[rank${rank}]: ",  # default: [default0]:
+        # gloo would listen on the address the host name resolves to.
         "GLOO_SOCKET_IFNAME": "lo" if sys.platform.startswith("linux") else "lo0",
     }
     # torchrun sets it to 1 too, but prints a banner about it on every run.
     environment.setdefault("OMP_NUM_THREADS", "1")
+    # No PYTHONUNBUFFERED: --tee reads each rank's file by line, and print(a, b) written
+    # unbuffered would reach it in pieces, with other ranks' lines in between.
     namespace = _namespace()
     supervisor = [sys.executable, "-I", __file__, str(timeout_s), str(bool(namespace))]
     started = time.perf_counter()
@@ -235,8 +244,7 @@ def _namespace() -> tuple[str, ...]:
     try:
         subprocess.run([*command, "true"], check=True, capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
-        logger.info("no network namespace here: torchrun's listeners are on every interface")
-        return ()
+        return ()  # torchrun's listeners are then on every interface: Result.loopback_only
     return command
 
 
@@ -266,6 +274,7 @@ def _supervise(timeout_s: float, loopback: bool, command: list[str]) -> int:
                 torchrun.wait(_REPORT_S)
             return _TIMED_OUT
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a late SIGTERM must not cut this short
         _kill_all_descendants()
 
 
@@ -302,7 +311,9 @@ def _loopback_only() -> None:
             replacement.flush()
             # A bind mount in this mount namespace only (unshare --mount makes it private).
             ms_bind = 4096
-            ctypes.CDLL(None).mount(replacement.name.encode(), b"/etc/nsswitch.conf", None, ms_bind, None)
+            ctypes.CDLL(None).mount(
+                replacement.name.encode(), b"/etc/nsswitch.conf", None, ms_bind, None
+            )
 
 
 def _below(pid: int) -> list[int]:
