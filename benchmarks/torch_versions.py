@@ -56,18 +56,21 @@ def page_blocks(path: Path) -> list[tuple[str, Block]]:
 
 
 _PATH = re.compile(r" ?\(?/[^\s()]*/(site-packages|dist-packages)/[^\s()]*\)?")
-# "RuntimeError: ...", "torch._dynamo.exc.Unsupported: ...", "[rank 1] TypeError: ..."
-_ERROR = re.compile(r"^(?:\[rank \d+\] )?(?:[a-z_]\w*\.)*[A-Z]\w*: ")
+# "RuntimeError: ...", "torch._dynamo.exc.Unsupported: ...", "[rank1]: TypeError: ..."
+# (torchrun's prefix; records before it say "[rank 1] TypeError: ...")
+_ERROR = re.compile(r"^(?:\[rank ?\d+\]:? )?(?:[a-z_]\w*\.)*[A-Z]\w*: ")
 
 
 def _last_line(output: str) -> str:
     """Return the error's line, without this machine's paths.
 
-    That is the last exception line, but not a ``CalledProcessError``: a block that runs
-    a child process fails on the child's error, printed above it.
+    That is the last exception line, but not a ``CalledProcessError`` nor torchrun's
+    ``ChildFailedError``: a block that runs a child process, or a script under torchrun,
+    fails on the child's or the rank's error, printed above it.
     """
     lines = [line for line in output.strip().splitlines() if line.strip()]
-    errors = [x for x in lines if _ERROR.match(x) and "CalledProcessError" not in x]
+    children = ("CalledProcessError", "ChildFailedError")
+    errors = [x for x in lines if _ERROR.match(x) and not any(c in x for c in children)]
     line = errors[-1] if errors else lines[-1] if lines else ""
     for folder, name in ((sys.prefix, "<venv>"), (str(ROOT), "<repo>")):
         line = line.replace(folder, name)

@@ -80,8 +80,8 @@ for module, name in [
 # in the same column a ``dp`` group. ``mesh["tp"]`` is the 1-D submesh this
 # rank belongs to; each submesh has its own process group, so collectives on
 # it involve only those ranks. A 2 x 2 mesh needs four ranks, so this script and
-# the next start with ``--nproc-per-node=4`` (four small ``gloo`` processes run on
-# two cores too). Each script on this page starts with the command that runs it;
+# the next start with ``--nproc-per-node=4``; processes this small need no more
+# than a laptop. Each script on this page starts with the command that runs it;
 # the page shows each rank's lines together, prefixed by ``torchrun --tee 3``.
 
 # torchrun --nproc-per-node=4 mesh_2d.py
