@@ -9,7 +9,7 @@ no policy claims runs as sphinx-gallery runs it.
 - :func:`torchrun_policy`: a block whose first line is the command a reader runs,
   ``# torchrun --nproc-per-node=2 hello.py``, is saved as ``hello.py`` in a temporary
   folder and started with torchrun for real (``cheatsheet.torchrun``). The page shows
-  each rank's lines, prefixed ``[rankN]: `` by torchrun (``--tee 3``). A failing rank
+  each rank's lines, prefixed ``[rankN]:`` by torchrun (``--tee 3``). A failing rank
   fails the page with its traceback, and a Python warning a rank prints fails it
   too, as a warning of the page's own code does.
 """

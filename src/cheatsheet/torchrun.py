@@ -3,7 +3,7 @@
 A code block whose first line is ``# torchrun --nproc-per-node=N script.py`` is such a
 script (:func:`marked_launch`). :func:`run` starts ``torchrun --nproc-per-node=N --tee 3``
 on it for real and returns what torchrun printed, each rank's lines prefixed
-``[rankN]: ``. torchrun starts, watches and stops the ranks; this module adds only:
+``[rankN]:``. torchrun starts, watches and stops the ranks; this module adds only:
 
 - a network namespace with nothing but loopback, where Linux allows one: torchrun's
   stores listen on every interface, whatever address they are given (torch 2.14.1);
@@ -91,7 +91,7 @@ class Result:
     returncode : int
         Its exit status; 124 when it was stopped after ``timeout_s``.
     output : str
-        Everything torchrun printed: each rank's lines prefixed ``[rankN]: ``, and its own.
+        Everything torchrun printed: each rank's lines prefixed ``[rankN]:``, and its own.
     elapsed_s : float
         Wall-clock seconds from start to exit.
     loopback_only : bool
@@ -151,15 +151,15 @@ def run(
 
     Parameters
     ----------
-    script : path
-        The script, as a reader saved it.
+    script : str
+        The script, as a reader saved it (a path).
     ranks : int
         ``--nproc-per-node``.
     timeout_s : float
         Seconds before ranks still running are sent SIGABRT and the run fails.
-    env : mapping, optional
+    env : dict, optional
         The environment to start from (default: this process's).
-    cwd : path, optional
+    cwd : str, optional
         The working directory (default: this process's).
 
     Returns
