@@ -38,7 +38,7 @@ def _executed(block: Block) -> Block:
     """The block that sphinx-gallery's function receives once the policies have run."""
     seen = []
     wrapped = blockexec._policy_runs(lambda compiler, block, *rest: seen.append(block) or "")
-    wrapped(None, block, {}, {}, {}, {})
+    wrapped(None, block, {}, {"src_file": "page.py"}, {}, {})
     return seen[0]
 
 
@@ -53,9 +53,8 @@ def test_a_marked_block_runs_a_call_to_torchrun_and_other_blocks_run_as_they_are
 
 
 def test_the_first_policy_that_claims_a_block_decides(monkeypatch):
-    monkeypatch.setattr(
-        blockexec, "POLICIES", [lambda block: None, lambda block: "first\n", lambda b: "second\n"]
-    )
+    never, first, second = (lambda b, v: None), (lambda b, v: "first\n"), (lambda b, v: "2\n")
+    monkeypatch.setattr(blockexec, "POLICIES", [never, first, second])
     assert _executed(Block("code", "print(1)\n", 1)).content == "first\n"
 
 

@@ -30,14 +30,15 @@ from sphinx.util import logging
 logger = logging.getLogger(__name__)
 
 #: A policy takes a code block (sphinx-gallery's ``Block``: ``type``, ``content``,
-#: ``lineno``) and returns the code to execute in its place, or None to leave it.
-Policy = Callable[[Any], str | None]
+#: ``lineno``) and the page's ``script_vars`` (``src_file``: the example's path, to find
+#: the entry a block belongs to), and returns the code to execute in its place, or None.
+Policy = Callable[[Any, dict[str, Any]], str | None]
 
 # "[rank1]: /path/to/hello.py:12: UserWarning: message", as Python prints a warning.
 _RANK_WARNING = re.compile(r"^\[rank\d+\]: \S.*:\d+: \w*Warning: .*$", re.MULTILINE)
 
 
-def torchrun_policy(block: Any) -> str | None:
+def torchrun_policy(block: Any, script_vars: dict[str, Any]) -> str | None:
     """Run a block marked ``# torchrun --nproc-per-node=N name.py`` under torchrun."""
     from cheatsheet.torchrun import marked_launch
 
@@ -85,14 +86,16 @@ POLICIES: list[Policy] = [torchrun_policy]
 
 def _policy_runs(original: Callable[..., str]) -> Callable[..., str]:
     @functools.wraps(original)
-    def execute_code_block(compiler: Any, block: Any, *args: Any, **kwargs: Any) -> str:
+    def execute_code_block(
+        compiler: Any, block: Any, example_globals: Any, script_vars: dict[str, Any], *rest: Any
+    ) -> str:
         if block.type == "code":
             for policy in POLICIES:
-                replacement = policy(block)
+                replacement = policy(block, script_vars)
                 if replacement is not None:
                     block = block._replace(content=replacement)
                     break
-        return original(compiler, block, *args, **kwargs)
+        return original(compiler, block, example_globals, script_vars, *rest)
 
     return execute_code_block
 
