@@ -440,6 +440,7 @@ def main():
     torch.optim.SGD(reference.parameters(), lr=0.1).step()
     torch.testing.assert_close(full, dict(reference.named_parameters()))
     print("the gathered weights match one process on the whole batch")
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
 
 
@@ -496,6 +497,7 @@ def main():
     model = make_sharded_model()  # FSDP2, as in the entry above
     dcp.save(model.state_dict(), checkpoint_id=checkpoint_dir)
     print("wrote its shards of", len(model.state_dict()), "tensors")
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
     if rank != 0:
         return

@@ -75,6 +75,7 @@ def main():
     print("Replicate local shape:", tuple(copy.to_local().shape))
     print("global shape of each:", tuple(rows.shape), tuple(cols.shape), tuple(copy.shape))
     print("full_tensor equals the original:", torch.equal(rows.full_tensor(), full))
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
 
 
@@ -133,6 +134,7 @@ def main():
     outs = [torch.empty(1) for _ in range(world_size)]
     dist.all_to_all(outs, [torch.tensor([10.0 * rank + r]) for r in range(world_size)])
     print("gloo all_to_all:       ", [t.item() for t in outs])
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
 
 
@@ -169,6 +171,7 @@ def main():
     torch.testing.assert_close(rows.full_tensor(), a @ b)
     torch.testing.assert_close(inner.full_tensor(), a @ b)
     print("both match a @ b in one piece")
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
 
 
@@ -222,6 +225,7 @@ def main():
     for name, param in model.named_parameters():
         torch.testing.assert_close(param.grad.full_tensor(), wholes[name].grad)
     print("output and gradients match the MLP in one process")
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
 
 

@@ -187,6 +187,7 @@ def main():
     torch.testing.assert_close(weights, dict(reference.named_parameters()))
     if dist.get_rank() == 0:
         print(f"mean loss {mean_loss:.4f} = one-process loss {full_loss:.4f}; weights match")
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
 
 

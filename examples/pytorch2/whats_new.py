@@ -411,6 +411,7 @@ def main():
     print("gathered, it equals torch.linspace(0.0, 1.0, 5)")
     powers = dtensor.logspace(0, 3, 4, device_mesh=mesh, placements=[dtensor.Replicate()])
     print("logspace, replicated:", powers.to_local())
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
 
 
