@@ -37,6 +37,7 @@ extensions = [
     "sitebuild",
     "freshpage",  # each example page runs in a process of its own
     "notebooks",  # the notebooks' text through pandoc, each page's install cell
+    "blockexec",  # how each code block runs: torchrun scripts under torchrun
     "machines",  # results recorded on other machines, beside the live ones
     "since",  # from which torch release each entry works, from the version records
     "tasksearch",  # search results down to the entry, as the reader types

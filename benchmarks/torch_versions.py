@@ -73,7 +73,7 @@ PROBE_TIMEOUT_S = 300.0
 RANKS_TIMEOUT_S = 150.0
 
 _PATH = re.compile(r" ?\(?/[^\s()]*/(site-packages|dist-packages)/[^\s()]*\)?")
-# "RuntimeError: ...", "torch._dynamo.exc.Unsupported: ...", "[rank 1] TypeError: ..."
+# "RuntimeError: ...", "torch._dynamo.exc.Unsupported: ...", "[rank1]: TypeError: ..." (torchrun's prefix)
 _ERROR = re.compile(r"^(?:\[rank\s*\d+\]:?\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*: ")
 
 

@@ -10,7 +10,9 @@ of blocks, so the processes are forked from a server that has imported torch, Nu
 and matplotlib and nothing else: a fork sees the same empty ``__main__`` as a fresh
 interpreter (a missing ``import torch`` still fails with NameError) and no state that
 another block left, because every block forks from the same untouched server.
-``--fresh`` starts a real new interpreter for each block instead.
+``--fresh`` starts a real new interpreter for each block instead. A block whose first
+line is ``# torchrun --nproc-per-node=N name.py`` is a script for torchrun: it is saved
+as ``name.py`` and started with torchrun, as that line says (``cheatsheet.torchrun``).
 
 From the command line, on an example's source while writing it::
 
@@ -223,19 +225,44 @@ def run_alone(
     return outcomes
 
 
+def _run_torchrun(block: Block, timeout: float) -> Outcome:
+    """Run a block marked ``# torchrun --nproc-per-node=N name.py`` as its first line says."""
+    from cheatsheet import torchrun
+
+    launch = torchrun.marked_launch(block.code)
+    assert launch is not None
+    with tempfile.TemporaryDirectory(prefix="torchrun-block-") as folder:
+        script = Path(folder, launch.script)
+        script.write_text(block.code, encoding="utf-8")
+        try:
+            done = torchrun.run(
+                script, launch.ranks, timeout_s=timeout, cwd=folder,
+                env={**os.environ, "MPLBACKEND": "Agg"},
+            )  # fmt: skip
+        except torchrun.TorchrunError as err:
+            done = err.result
+    output = done.output + ("\ntimed out" if done.returncode == 124 else "")
+    return Outcome(block, done.returncode == 0, output[-20000:], done.elapsed_s)
+
+
 def _run_all(
     blocks: list[Block], *, jobs: int | None, fresh: bool, timeout: float
 ) -> list[Outcome]:
+    from cheatsheet.torchrun import marked_launch
+
     jobs = jobs or os.cpu_count() or 1
+    scripts = [b for b in blocks if marked_launch(b.code)]  # run as a reader runs them
+    under_torchrun = {id(b) for b in scripts}
     with tempfile.TemporaryDirectory(prefix="blocks-") as folder:
         paths = [_write(b, folder, n) for n, b in enumerate(blocks)]
-        pairs = list(zip(blocks, paths, strict=True))
-        if fresh:
-            with ThreadPoolExecutor(jobs) as pool:
-                return list(pool.map(lambda bp: _run_fresh(*bp, timeout), pairs))
-        shares = [pairs[i::jobs] for i in range(jobs)]
+        pairs = [(b, p) for b, p in zip(blocks, paths, strict=True) if id(b) not in under_torchrun]
         with ThreadPoolExecutor(jobs) as pool:
-            parts = list(pool.map(lambda share: list(_serve(share, timeout)), shares))
+            parts = [list(pool.map(lambda b: _run_torchrun(b, timeout), scripts))]
+            if fresh:
+                parts.append(list(pool.map(lambda bp: _run_fresh(*bp, timeout), pairs)))
+            else:
+                shares = [pairs[i::jobs] for i in range(jobs)]
+                parts += pool.map(lambda share: list(_serve(share, timeout)), shares)
     order = {id(b): n for n, b in enumerate(blocks)}
     return sorted((o for part in parts for o in part), key=lambda o: order[id(o.block)])
 

@@ -185,6 +185,38 @@ for warning in caught:
     print(f"{warning.category.__name__}: {warning.message}")
 '''
 
+RUNS_TORCHRUN = '''r"""
+Runs torchrun
+=============
+
+A script for torchrun, run as a reader runs it.
+"""
+
+# %%
+# Two ranks.
+
+# torchrun --nproc-per-node=2 hello.py
+import os
+
+print(f"rank {os.environ['RANK']} of {os.environ['WORLD_SIZE']}")
+'''
+
+FAILS_ON_A_RANK = '''r"""
+Fails on a rank
+===============
+
+One rank of a script for torchrun raises.
+"""
+
+# %%
+
+# torchrun --nproc-per-node=2 fails.py
+import os
+
+if os.environ["RANK"] == "1":
+    raise ValueError("planted failure on rank one")
+'''
+
 HEADER = """Basics
 ------
 
@@ -610,3 +642,25 @@ def test_a_failing_page_fails_the_build_with_its_traceback(project, passing_buil
     output = result.stdout + result.stderr
     assert "ZeroDivisionError" in output
     assert "fails.py" in output
+
+
+def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(project, passing_build):
+    with _extra_page(project, "runs_torchrun", RUNS_TORCHRUN):
+        result = _build(project)
+        output = _output(project, "runs_torchrun")
+        html = project / "_build" / "html" / "gallery" / "basics" / "runs_torchrun.html"
+        shown = BeautifulSoup(html.read_text(), "html.parser").select_one("div.highlight pre")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert output.splitlines() == ["[rank0]: rank 0 of 2", "[rank1]: rank 1 of 2"]
+    # The page shows the reader's script, its command first.
+    assert shown.get_text().startswith("# torchrun --nproc-per-node=2 hello.py\n")
+
+
+def test_a_failing_rank_fails_the_build_with_its_traceback(project, passing_build):
+    with _extra_page(project, "fails_on_a_rank", FAILS_ON_A_RANK):
+        result = _build(project)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "fails_on_a_rank.py" in output
+    assert "[rank1]: Traceback (most recent call last):" in output
+    assert "[rank1]: ValueError: planted failure on rank one" in output

@@ -424,6 +424,16 @@ def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
     assert torch_versions._last_line(dynamo) == "torch._dynamo.exc.Unsupported: graph break"
     killed = "Traceback...\nRuntimeError: boom\nkilled by SIGABRT"
     assert torch_versions._last_line(killed) == "RuntimeError: boom (killed by SIGABRT)"
+    rank = (
+        "[rank1]: ValueError: bad shard\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+        "  exitcode  : 1 (pid: 12)\n"
+    )
+    assert torch_versions._last_line(rank) == "[rank1]: ValueError: bad shard"
+    alone = f"subprocess.CalledProcessError: Command '['{sys.prefix}/bin/python', '-c']'"
+    assert torch_versions._last_line(alone) == (
+        "subprocess.CalledProcessError: Command '['<venv>/bin/python', '-c']'"
+    )
 
 
 def test_the_api_check_names_what_a_release_lacks():

@@ -117,3 +117,19 @@ def test_html_blocks_are_the_python_blocks_without_interpreter_sessions(tmp_path
         encoding="utf-8",
     )
     assert [b.code for b in html_blocks(page)] == ["import torch\n"]
+
+
+def test_a_script_for_torchrun_runs_under_torchrun_not_in_the_block_server():
+    hello = Block(
+        "hello", "# torchrun --nproc-per-node=2 hello.py\nimport os\nprint(os.environ['RANK'])\n"
+    )
+    fails = Block(
+        "fails",
+        "# torchrun --nproc-per-node=2 fails.py\nimport os\n"
+        "if os.environ['RANK'] == '1':\n    raise ValueError('planted')\n",
+    )
+    first, second = run_alone([hello, fails], jobs=1)
+    assert first.ok, first.output
+    assert sorted(first.output.splitlines()) == ["[rank0]: 0", "[rank1]: 1"]
+    assert not second.ok
+    assert "[rank1]: ValueError: planted" in second.output

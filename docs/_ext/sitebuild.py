@@ -451,7 +451,8 @@ def page_inputs() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        The helper package's and the plot scraper's source digests, the versions of Python, torch, NumPy
+        The source digests of the helper package, the plot scraper and the block
+        runner, the versions of Python, torch, NumPy
         and matplotlib, the device choice (``CHEATSHEET_DEVICE``,
         ``CUDA_VISIBLE_DEVICES``) and what torch derives its default thread count
         from (the usable CPUs, ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``). All are
@@ -465,13 +466,17 @@ def page_inputs() -> dict[str, str]:
         "MKL_NUM_THREADS",
         "CHEATSHEET_RUN_ONLY",
     )
-    scraper = Path(__file__).with_name("plotscraper.py")
+
+    def digest(name: str) -> str:
+        hook = Path(__file__).with_name(name)
+        return hashlib.sha256(hook.read_bytes()).hexdigest() if hook.exists() else "none"
+
     return {
         f"{_HELPER_PACKAGE} source": _source_digest(_HELPER_PACKAGE),
         # The scraper decides how every figure is saved (SVG, transparent).
-        "plot scraper": hashlib.sha256(scraper.read_bytes()).hexdigest()
-        if scraper.exists()
-        else "none",
+        "plot scraper": digest("plotscraper.py"),
+        # blockexec decides how each block runs (in the page, or under torchrun).
+        "block runner": digest("blockexec.py"),
         "python": sys.version,
         "torch": torch_version(),
         **{name: _version(name) for name in ("numpy", "matplotlib")},

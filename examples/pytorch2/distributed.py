@@ -2,7 +2,7 @@ r"""
 Distributed, really run
 =======================
 
-Every ``torch.distributed`` call here runs while the page is built, on two CPU processes talking through ``gloo``; only the cluster launch commands are shown as text.
+Every script here is started with ``torchrun`` while the page is built, as two CPU processes talking through ``gloo``; only the cluster launch commands are shown as text.
 
 Summary
 -------
@@ -10,7 +10,7 @@ Summary
 ================================  ======================================================================================================
 You want                          Call
 ================================  ======================================================================================================
-run ranks from a script or page   :entry:`cheatsheet.distributed.run(fn, world_size=2) <pt2-distributed-start>`
+start two ranks on this machine   :entry:`torchrun --nproc-per-node=2 hello.py <pt2-distributed-start>`
 join the job                      :entry:`dist.init_process_group("gloo") <pt2-distributed-start>` (``"nccl"`` on GPUs)
 who am I                          :entry:`dist.get_rank(), dist.get_world_size() <pt2-distributed-start>`
 leave cleanly                     :entry:`dist.destroy_process_group() <pt2-distributed-start>`
@@ -27,6 +27,7 @@ sharded checkpoint                :entry:`dcp.save(sd, checkpoint_id=dir) <distr
 sharded optimizer state (ZeRO-1)  :entry:`ZeroRedundancyOptimizer(params, optimizer_class=Adam) <distributed-zero>`
 launch on GPUs                    :entry:`torchrun --nproc-per-node=8 train.py <pt2-distributed-torchrun>`
 a crashed rank's traceback        :entry:`@record <pt2-distributed-torchrun>` on ``main`` (``torch.distributed.elastic``)
+torchrun's ports on loopback      :entry:`unshare --net ... torchrun <pt2-distributed-torchrun>` (Linux)
 launch on several machines        :entry:`torchrun --nnodes=2 --rdzv-endpoint=host:port <pt2-distributed-nodes>`
 launch under Slurm                :entry:`srun torchrun ... <pt2-distributed-slurm>` in an ``sbatch`` script
 ================================  ======================================================================================================
@@ -37,28 +38,30 @@ launch under Slurm                :entry:`srun torchrun ... <pt2-distributed-slu
 #
 # Start two ranks and join a process group
 # ----------------------------------------
-# ``cheatsheet.distributed.run(fn, world_size)`` forks ``world_size`` processes
-# and calls ``fn(rank, world_size)`` in each, with ``MASTER_ADDR``,
-# ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE`` and ``LOCAL_RANK`` set, just as
-# ``torchrun`` would. ``init_process_group`` reads those variables; each rank's
-# output comes back as ``[rank N]`` lines.
+# A distributed job is one script that ``torchrun`` starts once per rank, with
+# ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``MASTER_ADDR`` and ``MASTER_PORT``
+# set in each; ``init_process_group`` reads them. Every script on this page starts
+# with the command that runs it: save it under that name and run that line. The
+# build runs it so, adding ``--tee 3``, which prefixes each line with its rank
+# (the build sets the prefix to ``[rankN]:`` with
+# ``TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE``; torchrun's own is ``[default0]:``),
+# and lists each rank's lines together; in a terminal they interleave as they come.
+
+# torchrun --nproc-per-node=2 hello.py
 import os
 
-import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def hello(rank, world_size):
-    dist.init_process_group(backend="gloo")  # env:// rendezvous: reads the variables above
+def main():
+    dist.init_process_group("gloo")  # reads the variables torchrun set
     print(f"rank {dist.get_rank()} of {dist.get_world_size()}, backend {dist.get_backend()}")
-    print(f"LOCAL_RANK={os.environ['LOCAL_RANK']}, master {os.environ['MASTER_ADDR']}")
+    print(f"LOCAL_RANK={os.environ['LOCAL_RANK']}, nccl built in: {dist.is_nccl_available()}")
     dist.destroy_process_group()
 
 
-print("gloo available:", dist.is_gloo_available(), "| nccl available:", dist.is_nccl_available())
-result = run(hello, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-distributed-all-reduce:
@@ -68,14 +71,15 @@ result = run(hello, world_size=2)
 # Collectives work in place: after ``all_reduce`` each rank's tensor holds the
 # reduction over all ranks. ``op=`` picks ``SUM`` (default), ``PRODUCT``,
 # ``MIN`` or ``MAX``.
+
+# torchrun --nproc-per-node=2 all_reduce.py
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def reduce_demo(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank = dist.get_rank()
     x = torch.tensor([1.0, 2.0]) * (rank + 1)
     print("before:", x)
     dist.all_reduce(x)  # rank 0 holds [1, 2], rank 1 holds [2, 4]
@@ -86,7 +90,8 @@ def reduce_demo(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(reduce_demo, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-distributed-broadcast:
@@ -95,14 +100,15 @@ result = run(reduce_demo, world_size=2)
 # ------------------------
 # ``broadcast(t, src=0)`` overwrites ``t`` on every rank with rank 0's value;
 # ``all_gather(out_list, t)`` fills a list with every rank's tensor, in rank order.
+
+# torchrun --nproc-per-node=2 share.py
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def share_demo(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     seed = torch.tensor([1234]) if rank == 0 else torch.tensor([-1])
     dist.broadcast(seed, src=0)
     print("broadcast seed:", seed.item())
@@ -114,7 +120,8 @@ def share_demo(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(share_demo, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-distributed-reduce-scatter:
@@ -127,14 +134,17 @@ result = run(share_demo, world_size=2)
 # followed by ``chunk`` gives the same answer with more traffic. The single-tensor
 # form, formerly ``reduce_scatter_tensor``, is called ``reduce_scatter_single``
 # in recent releases (the old name warns).
+
+# torchrun --nproc-per-node=2 reduce_scatter.py
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def scatter_demo(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
+    if rank == 0:
+        print("torch", torch.__version__)
     full = torch.arange(4.0) + 10 * rank  # rank 0: [0 1 2 3], rank 1: [10 11 12 13]
     mine = torch.empty(2)
     try:
@@ -149,8 +159,8 @@ def scatter_demo(rank, world_size):
     dist.destroy_process_group()
 
 
-print("torch", torch.__version__)
-result = run(scatter_demo, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-distributed-barrier:
@@ -159,24 +169,25 @@ result = run(scatter_demo, world_size=2)
 # --------------------------
 # ``barrier()`` returns on a rank only once every rank has reached it. Here
 # rank 1 is late by 0.5 s, and rank 0's clock shows it waited.
+
+# torchrun --nproc-per-node=2 barrier.py
 import time
 
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def barrier_demo(rank, world_size):
+def main():
     dist.init_process_group("gloo")
     start = time.perf_counter()
-    if rank == 1:
+    if dist.get_rank() == 1:
         time.sleep(0.5)  # a slow rank: data loading, a bigger batch, a busy host
     dist.barrier()
     print(f"left the barrier after {time.perf_counter() - start:.2f} s")
     dist.destroy_process_group()
 
 
-result = run(barrier_demo, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _distributed-ddp:
@@ -187,21 +198,21 @@ result = run(barrier_demo, world_size=2)
 # wrap time) and averages gradients with ``all_reduce`` during ``backward``.
 # Each rank trains on its own half of the batch; all-gathering the gradients
 # shows they are identical on both ranks after every step. With equal shards
-# and a mean loss the averaged gradient is the full batch's, so the weights the
-# ranks send back match plain training in this process.
+# and a mean loss the averaged gradient is the full batch's, so at the end each
+# rank's weights equal plain training on the whole batch, which the script runs
+# too and compares.
 #
 # Delete the DDP model before ``destroy_process_group``. Otherwise DDP's
 # C++ reducer holds the last reference to the group, and freeing it later
 # joins gloo's worker threads while holding Python's GIL, which a worker may
-# need to free the last collective's tensors: with PyTorch 2.13 that deadlocked
-# this page's build now and then (in a loop of 40 runs it hung at the second;
-# with ``del model`` first, none of 40 did).
+# need to free the last collective's tensors: with PyTorch 2.13, in a loop of
+# 40 runs without the ``del``, the second run hung; with it, none of 40 did.
+
+# torchrun --nproc-per-node=2 train_ddp.py
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
-
-from cheatsheet.distributed import run
 
 
 def make_model():
@@ -214,8 +225,20 @@ def make_batch():
     return torch.randn(16, 8, generator=gen), torch.randn(16, 1, generator=gen)
 
 
-def train_ddp(rank, world_size, steps):
+def train_one_process(steps):
+    model = make_model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = make_batch()
+    for _ in range(steps):
+        opt.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+    return model.state_dict()
+
+
+def main(steps=3):
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     model = DDP(make_model())
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = make_batch()
@@ -230,24 +253,14 @@ def train_ddp(rank, world_size, steps):
         dist.all_gather(all_grads, grad)
         same = all(torch.equal(all_grads[0], g) for g in all_grads)
         print(f"step {step}: local loss {loss.item():.4f}, grads equal on all ranks: {same}")
-    state = model.module.state_dict()
+    torch.testing.assert_close(model.module.state_dict(), train_one_process(steps))
+    print("weights match one process trained on the whole batch")
     del model  # before the process group: see above
     dist.destroy_process_group()
-    return state
 
 
-result = run(train_ddp, world_size=2, args=(3,))
-
-single = make_model()
-opt = torch.optim.SGD(single.parameters(), lr=0.1)
-x, y = make_batch()
-for _ in range(3):
-    opt.zero_grad()
-    nn.functional.mse_loss(single(x), y).backward()
-    opt.step()
-for rank_state in result.values:
-    torch.testing.assert_close(rank_state, single.state_dict())
-print("both ranks match single-process training")
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _distributed-join:
@@ -255,16 +268,16 @@ print("both ranks match single-process training")
 # Uneven inputs: Join
 # -------------------
 # DDP's backward is a collective, so a rank that runs out of batches early
-# leaves the others waiting in ``all_reduce`` forever (``run`` would kill
-# them after its timeout). Inside ``Join`` a rank that has finished keeps
-# answering its peers' collectives with zero gradients until every rank is done.
+# leaves the others waiting in ``all_reduce`` forever. Inside ``Join`` a rank
+# that has finished keeps answering its peers' collectives with zero gradients
+# until every rank is done.
+
+# torchrun --nproc-per-node=2 uneven.py
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.distributed.algorithms.join import Join
 from torch.nn.parallel import DistributedDataParallel as DDP
-
-from cheatsheet.distributed import run
 
 
 def make_model():
@@ -272,8 +285,9 @@ def make_model():
     return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
 
 
-def train_uneven(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank = dist.get_rank()
     model = DDP(make_model())
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     batches = 3 + 2 * rank  # rank 0 runs out of data first
@@ -289,7 +303,8 @@ def train_uneven(rank, world_size):
     dist.destroy_process_group()
 
 
-uneven = run(train_uneven, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-distributed-compile:
@@ -298,12 +313,13 @@ uneven = run(train_uneven, world_size=2)
 # ----------------------
 # Compiling the DDP-wrapped model lets dynamo's ``DDPOptimizer`` split the graph
 # at the gradient buckets, so communication still overlaps the backward pass.
-# The default ``inductor`` backend generates and compiles C++ for each kernel;
-# tried with a cold cache on this site's 2-core build machine, that alone ran
-# past the time budget of the whole page, so the page uses ``aot_eager``: the
-# same graph capture, bucket split and backward tracing, without code
-# generation. On a real training machine, drop ``backend=``. Dynamo warns that it skips DDP's profiler
-# annotation; the ``set_logs`` line keeps that warning out of the output.
+# The script compiles with ``backend="aot_eager"``: the same graph capture, bucket
+# split and backward tracing as the default ``inductor``, without generating and
+# compiling C++ for every kernel. On a training machine, drop ``backend=``.
+# Dynamo logs that it skips DDP's profiler annotation; the ``set_logs`` line keeps
+# that out of the output. Step 0 includes the compilation.
+
+# torchrun --nproc-per-node=2 train_compiled.py
 import logging
 import time
 
@@ -311,8 +327,6 @@ import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
-
-from cheatsheet.distributed import run
 
 
 def make_model():
@@ -325,10 +339,22 @@ def make_batch():
     return torch.randn(16, 8, generator=gen), torch.randn(16, 1, generator=gen)
 
 
-def train_compiled(rank, world_size, steps, backend):
+def train_one_process(steps):
+    model = make_model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = make_batch()
+    for _ in range(steps):
+        opt.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+    return model.state_dict()
+
+
+def main(steps=3):
     torch._logging.set_logs(dynamo=logging.ERROR)
     dist.init_process_group("gloo")
-    model = torch.compile(DDP(make_model()), backend=backend)
+    rank, world_size = dist.get_rank(), dist.get_world_size()
+    model = torch.compile(DDP(make_model()), backend="aot_eager")
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = make_batch()
     x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
@@ -339,23 +365,19 @@ def train_compiled(rank, world_size, steps, backend):
         loss.backward()
         opt.step()
         print(f"step {step}: {time.perf_counter() - start:.3f} s, loss {loss.item():.4f}")
-    state = model.module.state_dict()
+    torch.testing.assert_close(model.module.state_dict(), train_one_process(steps))
+    print("compiled DDP matches one process trained on the whole batch")
     del model  # DDP before the process group, as above
     dist.destroy_process_group()
-    return state
 
 
-compiled = run(train_compiled, world_size=2, args=(3, "aot_eager"))
-single = make_model()
-opt = torch.optim.SGD(single.parameters(), lr=0.1)
-x, y = make_batch()
-for _ in range(3):
-    opt.zero_grad()
-    nn.functional.mse_loss(single(x), y).backward()
-    opt.step()
-for rank_state in compiled.values:
-    torch.testing.assert_close(rank_state, single.state_dict())
-print("compiled DDP matches single-process training; step 0 includes compilation")
+if __name__ == "__main__":
+    main()
+
+# sphinx_gallery_start_ignore
+# Why aot_eager: with a cold cache, inductor's C++ compilation alone ran past the time
+# budget of the whole page on the 2-core machine that builds the site.
+# sphinx_gallery_end_ignore
 
 # %%
 # .. _distributed-fsdp2:
@@ -367,13 +389,18 @@ print("compiled DDP matches single-process training; step 0 includes compilation
 # Forward and backward all-gather a layer's weights just in time, and
 # gradients are reduce-scattered back to shards. Apply it to each layer, then
 # to the root. The last layer has a single output row, so rank 1's shard of it
-# is empty: uneven shards are allowed.
+# is empty: uneven shards are allowed. After one step the gathered weights
+# (``full_tensor()``) equal one process trained on the whole batch. Not on every
+# release: on gloo, torch 2.6 fails in the backward (``'Stream' object has no
+# attribute 'record_event'``), and 2.7 and 2.8 sum the gradients where they
+# should average them, so the weights come out wrong without an error
+# (`pytorch/pytorch#162338 <https://github.com/pytorch/pytorch/issues/162338>`__).
+
+# torchrun --nproc-per-node=2 train_fsdp.py
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.distributed.fsdp import fully_shard
-
-from cheatsheet.distributed import run
 
 
 def make_model():
@@ -394,32 +421,31 @@ def make_sharded_model():
     return fully_shard(model)
 
 
-def train_fsdp(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     model = make_sharded_model()
     for name, param in model.named_parameters():
         local = tuple(param.to_local().shape)
         print(f"{name:9} full {tuple(param.shape)!s:8} local shard {local!s:8} {param.placements}")
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = make_batch()
-    x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
-    loss = nn.functional.mse_loss(model(x), y)
+    loss = nn.functional.mse_loss(model(x.chunk(world_size)[rank]), y.chunk(world_size)[rank])
     loss.backward()
     opt.step()
     print(f"one step done, local loss {loss.item():.4f}")
     full = {name: param.full_tensor() for name, param in model.named_parameters()}
+    reference = make_model()  # the same step in one process, on the whole batch
+    nn.functional.mse_loss(reference(x), y).backward()
+    torch.optim.SGD(reference.parameters(), lr=0.1).step()
+    torch.testing.assert_close(full, dict(reference.named_parameters()))
+    print("the gathered weights match one process on the whole batch")
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
-    return full
 
 
-sharded = run(train_fsdp, world_size=2)
-reference = make_model()
-opt = torch.optim.SGD(reference.parameters(), lr=0.1)
-x, y = make_batch()
-nn.functional.mse_loss(reference(x), y).backward()
-opt.step()
-torch.testing.assert_close(sharded.values[0], dict(reference.named_parameters()))
-print("FSDP2 step matches single-process training")
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _distributed-checkpoint:
@@ -428,13 +454,17 @@ print("FSDP2 step matches single-process training")
 # ---------------------------------------------------------
 # ``dcp.save`` has every rank write only its own shards, in parallel, plus one
 # ``.metadata`` file that records how the full tensors were cut. ``dcp.load``
-# fills whatever state dict you hand it, resharding on the way, so the two FSDP2
-# ranks' checkpoint loads into an ordinary, unsharded model in this single
-# process (``no_dist=True``: no process group here). ``checkpoint_id=`` is
+# fills whatever state dict you hand it, resharding on the way: here rank 0,
+# after leaving the process group, loads the two ranks' checkpoint into an
+# ordinary, unsharded model (``no_dist=True``: no process group). The ranks
+# agree on one folder through ``broadcast_object_list``. ``checkpoint_id=`` is
 # shorthand for ``storage_writer=dcp.FileSystemWriter(dir)`` and
 # ``storage_reader=dcp.FileSystemReader(dir)``; snippets that call a
 # ``FileSystemLoader`` name a class this PyTorch does not have (checked below).
+
+# torchrun --nproc-per-node=2 checkpoint.py
 import os
+import shutil
 import tempfile
 import warnings
 
@@ -443,8 +473,6 @@ import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from torch import nn
 from torch.distributed.fsdp import fully_shard
-
-from cheatsheet.distributed import run
 
 
 def make_model():
@@ -460,16 +488,19 @@ def make_sharded_model():
     return fully_shard(model)
 
 
-def save_sharded(rank, world_size, path):
+def main():
     dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    folder = [tempfile.mkdtemp() if rank == 0 else None]
+    dist.broadcast_object_list(folder, src=0)  # one folder for every rank's shards
+    checkpoint_dir = folder[0]
     model = make_sharded_model()  # FSDP2, as in the entry above
-    dcp.save(model.state_dict(), checkpoint_id=path)
+    dcp.save(model.state_dict(), checkpoint_id=checkpoint_dir)
     print("wrote its shards of", len(model.state_dict()), "tensors")
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
-
-
-with tempfile.TemporaryDirectory() as checkpoint_dir:
-    run(save_sharded, world_size=2, args=(checkpoint_dir,))
+    if rank != 0:
+        return
     print("checkpoint files:", sorted(os.listdir(checkpoint_dir)))
     whole = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))  # fresh weights
     state = whole.state_dict()
@@ -477,9 +508,14 @@ with tempfile.TemporaryDirectory() as checkpoint_dir:
         warnings.filterwarnings("ignore", "torch.distributed is disabled")
         dcp.load(state, checkpoint_id=checkpoint_dir, no_dist=True)
     whole.load_state_dict(state)
-torch.testing.assert_close(whole.state_dict(), make_model().state_dict())
-print("the sharded checkpoint loaded into an unsharded model equals the original")
-print("dcp.FileSystemLoader exists:", hasattr(dcp, "FileSystemLoader"))
+    shutil.rmtree(checkpoint_dir)
+    torch.testing.assert_close(whole.state_dict(), make_model().state_dict())
+    print("the sharded checkpoint loaded into an unsharded model equals the original")
+    print("dcp.FileSystemLoader exists:", hasattr(dcp, "FileSystemLoader"))
+
+
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _distributed-zero:
@@ -491,12 +527,12 @@ print("dcp.FileSystemLoader exists:", hasattr(dcp, "FileSystemLoader"))
 # of some whole parameters only, steps those, and broadcasts the updated
 # weights, so the replicas stay identical. Its split is by parameter, not by
 # element, so small models split unevenly; FSDP2 above shards everything evenly.
+
+# torchrun --nproc-per-node=2 train_zero.py
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.distributed.optim import ZeroRedundancyOptimizer
-
-from cheatsheet.distributed import run
 
 
 def make_model():
@@ -509,8 +545,9 @@ def make_batch():
     return torch.randn(16, 8, generator=gen), torch.randn(16, 1, generator=gen)
 
 
-def train_zero(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     model = nn.parallel.DistributedDataParallel(make_model())
     opt = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=torch.optim.Adam, lr=0.01)
     x, y = make_batch()
@@ -528,46 +565,63 @@ def train_zero(rank, world_size):
     dist.destroy_process_group()
 
 
-zero = run(train_zero, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-distributed-torchrun:
 #
 # Launch on real hardware: torchrun
 # ---------------------------------
-# Outside this page, ``torchrun`` starts the processes and sets the same
-# variables. On one machine with 8 GPUs, use ``nccl`` and pin each rank to
-# ``LOCAL_RANK``'s GPU (``torch.cuda.set_device(local_rank)``):
+# On one machine with 8 GPUs, use ``nccl`` and pin each rank to ``LOCAL_RANK``'s
+# GPU (``torch.cuda.set_device(local_rank)``):
 #
 # .. code-block:: console
 #
-#     torchrun --standalone --nproc-per-node=8 train.py --epochs 10
+#     torchrun --nproc-per-node=8 train.py --epochs 10
 #
 # Older scripts write ``--nproc_per_node``; both spellings are accepted, and
 # ``python -m torch.distributed.run`` is the same program as ``torchrun``.
 # Decorate the script's entry point with ``record``: when a rank crashes,
 # ``torchrun``'s failure summary then shows that rank's traceback, not only its
-# exit code. Outside ``torchrun`` the decorator just calls the function. (It
-# also turns on ``faulthandler``, which needs a real stderr; this page captures
-# stderr in memory, so the warning that says so is filtered here.)
-import warnings
+# exit code. Outside ``torchrun`` the decorator just calls the function.
+#
+# On one machine, ``torchrun --nproc-per-node=2`` (like ``--standalone``) picks
+# two free ports and listens on them on every interface for the whole run: the
+# rendezvous store and the store the ranks share. With torch 2.14.1,
+# ``--rdzv-endpoint=127.0.0.1:PORT``, ``--master-addr=127.0.0.1`` and
+# ``--local-addr=127.0.0.1`` change the address torchrun hands to the ranks, not
+# where its stores listen; gloo in each rank listens on the address the host name
+# resolves to unless ``GLOO_SOCKET_IFNAME`` names an interface. To keep a run on
+# loopback, on Linux, start it in a network namespace of its own, where loopback is
+# the only interface (the site's build runs every script here that way):
+#
+# .. code-block:: console
+#
+#     GLOO_SOCKET_IFNAME=lo unshare --map-root-user --net \
+#         sh -c 'ip link set lo up && torchrun --nproc-per-node=2 record_main.py'
+#
+# There, without DNS, c10d warns that it cannot retrieve the host name of a client
+# socket; the run goes on. Where user namespaces are not allowed, a firewall that
+# drops the ports from outside is the other way.
 
+# torchrun --nproc-per-node=2 record_main.py
 import torch
+import torch.distributed as dist
 from torch.distributed.elastic.multiprocessing.errors import record
 
 
 @record
 def main():
-    print("main() ran; under torchrun a crash here would be reported with its traceback")
+    dist.init_process_group("gloo")
+    print("main() ran; a crash in it would reach torchrun's summary with its traceback")
+    if dist.get_rank() == 0 and torch.cuda.device_count() < 2:
+        print("no pair of CUDA GPUs here: nccl launches are shown as text only")
+    dist.destroy_process_group()
 
 
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", "Unable to enable fault handler")
+if __name__ == "__main__":
     main()
-if torch.cuda.is_available() and torch.cuda.device_count() >= 2:
-    print(f"{torch.cuda.device_count()} GPUs here: torchrun --nproc-per-node=gpu would use them")
-else:
-    print("no pair of CUDA GPUs on this machine: nccl launches are shown as text only")
 
 # %%
 # .. _pt2-distributed-nodes:

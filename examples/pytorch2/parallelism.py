@@ -2,7 +2,7 @@ r"""
 Combining parallelisms
 ======================
 
-Tensor, fully sharded data and pipeline parallelism on a 2-D mesh of CPU processes, each run checked against the same training step in one process.
+Tensor, fully sharded data and pipeline parallelism on a 2-D mesh of CPU processes: scripts for ``torchrun``, each checking its ranks against the same training step in one process.
 
 Summary
 -------
@@ -40,15 +40,16 @@ the same on GPUs                   :entry:`init_device_mesh("cuda", ...) <pt2-pa
 # fully sharded data  the batch, and each parameter,    ``torch.distributed.fsdp.fully_shard``       2.6
 #                     its gradient and optimizer state
 # tensor              each layer's weight matrices      ``parallelize_module``, ``ColwiseParallel``  2.0
-# sequence            activations, along the sequence   ``SequenceParallel`` (a tensor-parallel      2.4
+# sequence            activations, along the sequence   ``SequenceParallel`` (a tensor-parallel      2.3
 #                                                       style); ``context_parallel`` for attention
 # pipeline            the layers, into stages           ``torch.distributed.pipelining``             2.4
 # ==================  ================================  ===========================================  =====
 #
 # Tensor parallelism arrived in 2.0, marked experimental; its
 # ``ColwiseParallel``/``RowwiseParallel`` styles were reworked in 2.2, which
-# also brought ``init_device_mesh``; ``SequenceParallel`` is documented from 2.4 (the 2.2
-# docs do not list it), and ``context_parallel`` is still in
+# also brought ``init_device_mesh``; ``SequenceParallel`` in its current form is
+# documented from 2.3 (the 2.2 docs do not list it; 2.1 listed an experimental class
+# of that name), and ``context_parallel`` is still in
 # ``torch.distributed.tensor.experimental``. ``fully_shard`` lived in the
 # private ``torch.distributed._composable.fsdp`` from 2.4 until it became
 # public in 2.6. ``torch.distributed.pipelining`` came from the PiPPy project
@@ -78,17 +79,20 @@ for module, name in [
 # ranks out as a 2 x 2 grid: ranks in the same row form a ``tp`` group, ranks
 # in the same column a ``dp`` group. ``mesh["tp"]`` is the 1-D submesh this
 # rank belongs to; each submesh has its own process group, so collectives on
-# it involve only those ranks. Four ``gloo`` processes run here (two cores
-# are enough for processes this small).
+# it involve only those ranks. A 2 x 2 mesh needs four ranks, so this script and
+# the next start with ``--nproc-per-node=4``; processes this small need no more
+# than a laptop. Each script on this page starts with the command that runs it;
+# the page shows each rank's lines together, prefixed by ``torchrun --tee 3``.
+
+# torchrun --nproc-per-node=4 mesh_2d.py
 import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 
-from cheatsheet.distributed import run
 
-
-def show_mesh(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank = dist.get_rank()
     mesh = init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
     if rank == 0:
         print("mesh:", mesh.mesh.tolist(), "dims", mesh.mesh_dim_names)
@@ -103,7 +107,8 @@ def show_mesh(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(show_mesh, world_size=4)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-parallelism-tp-fsdp:
@@ -117,10 +122,16 @@ result = run(show_mesh, world_size=4)
 # dim 0, FSDP shards the tensor-parallel piece, which DTensor writes as
 # ``_StridedShard``; each rank keeps a quarter of the first layer. The two ranks of a ``tp`` group
 # must see the same input; the two ``dp`` groups take different halves of the
-# batch, and FSDP2 averages their gradients. After one SGD step the gathered
-# weights (``full_tensor()``) and the mean loss equal plain training in this
-# process. Larger models call ``fully_shard`` on each block before the root,
-# as in :ref:`distributed-fsdp2`.
+# batch, and FSDP2 averages their gradients. After one SGD step every rank checks
+# the gathered weights (``full_tensor()``) and the mean loss against plain training
+# in one process. On gloo, torch 2.6 fails in ``fully_shard``'s backward
+# (``'Stream' object has no attribute 'record_event'``), and 2.7 and 2.8 sum the
+# gradients where they should average them, so the weights come out wrong without
+# an error (`pytorch/pytorch#162338 <https://github.com/pytorch/pytorch/issues/162338>`__).
+# Larger models call ``fully_shard`` on each block before the root, as in
+# :ref:`distributed-fsdp2`.
+
+# torchrun --nproc-per-node=4 train_2d.py
 import logging
 import warnings
 
@@ -130,8 +141,6 @@ from torch import nn
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
-
-from cheatsheet.distributed import run
 
 
 def make_mlp():
@@ -144,7 +153,7 @@ def make_batch():
     return torch.randn(8, 8, generator=gen), torch.randn(8, 4, generator=gen)
 
 
-def train_2d(rank, world_size):
+def main():
     # DTensor logs that gathering a 2-D weight takes two all-gathers; FSDP2 warns
     # that the output is a view. Neither matters here.
     logging.getLogger("torch.distributed.tensor").setLevel(logging.ERROR)
@@ -154,40 +163,36 @@ def train_2d(rank, world_size):
     model = make_mlp()
     parallelize_module(model, mesh["tp"], {"0": ColwiseParallel(), "2": RowwiseParallel()})
     fully_shard(model, mesh=mesh["dp"])
-    if rank == 0:
+    if dist.get_rank() == 0:
         for name, p in model.named_parameters():
-            print(
-                f"{name:8} full {tuple(p.shape)!s:7} local {tuple(p.to_local().shape)!s:7}",
-                p.placements,
-            )
+            local = tuple(p.to_local().shape)
+            print(f"{name:8} full {tuple(p.shape)!s:7} local {local!s:7}", p.placements)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = make_batch()
     half = mesh["dp"].get_local_rank()  # same half for both ranks of a tp group
-    x, y = x.chunk(2)[half], y.chunk(2)[half]
-    loss = nn.functional.mse_loss(model(x), y)
+    loss = nn.functional.mse_loss(model(x.chunk(2)[half]), y.chunk(2)[half])
     loss.backward()
     opt.step()
     print(f"coordinate {mesh.get_coordinate()}: loss on my half {loss.item():.4f}")
     weights = {name: p.full_tensor() for name, p in model.named_parameters()}
-    dist.destroy_process_group()
-    return loss.detach(), weights
+    mean_loss = loss.detach().clone()
+    dist.all_reduce(mean_loss)
+    mean_loss /= dist.get_world_size()
 
-
-result = run(train_2d, world_size=4)
-
-reference = make_mlp()
-opt = torch.optim.SGD(reference.parameters(), lr=0.1)
-x, y = make_batch()
-full_loss = nn.functional.mse_loss(reference(x), y)
-full_loss.backward()
-opt.step()
-losses = torch.stack([loss for loss, _ in result.values])
-torch.testing.assert_close(losses.mean(), full_loss.detach())
-for _, weights in result.values:
+    reference = make_mlp()  # the same step in one process, on the whole batch
+    full_loss = nn.functional.mse_loss(reference(x), y)
+    full_loss.backward()
+    torch.optim.SGD(reference.parameters(), lr=0.1).step()
+    torch.testing.assert_close(mean_loss, full_loss.detach())
     torch.testing.assert_close(weights, dict(reference.named_parameters()))
-print(
-    f"mean loss {losses.mean():.4f} = one-process loss {full_loss:.4f}; weights match on all 4 ranks"
-)
+    if dist.get_rank() == 0:
+        print(f"mean loss {mean_loss:.4f} = one-process loss {full_loss:.4f}; weights match")
+    dist.barrier()  # no rank tears the group down while another still works
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-parallelism-pipeline:
@@ -203,14 +208,16 @@ print(
 # pipe is full, so fewer microbatches' activations are alive at once. Both
 # give the same gradients: the schedule divides them by the number of
 # microbatches (``scale_grads=True``), so with a mean loss they equal the
-# full batch's. ``ScheduleInterleaved1F1B`` and the zero-bubble schedules
-# take several stages per rank (``PipelineScheduleMulti``).
+# full batch's, which each rank checks for its stage. ``ScheduleInterleaved1F1B``
+# and the zero-bubble schedules take several stages per rank
+# (``PipelineScheduleMulti``). On this CPU and gloo setup, torch 2.9.1 aborts
+# the ranks (SIGABRT) in this script, while 2.8.0 and 2.10 run it.
+
+# torchrun --nproc-per-node=2 pipeline.py
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
-
-from cheatsheet.distributed import run
 
 
 def make_model():
@@ -225,9 +232,8 @@ def make_batch():
     return torch.randn(8, 8, generator=gen), torch.randn(8, 4, generator=gen)
 
 
-def train_pipelined(rank, world_size, schedule_class):
-    dist.init_process_group("gloo")
-    part = make_model()[:2] if rank == 0 else make_model()[2:]  # keeps names "0.weight", "2.weight"
+def train_step(schedule_class, rank, world_size):
+    part = make_model()[:2] if rank == 0 else make_model()[2:]  # keeps names "0.weight", ...
     stage = PipelineStage(part, stage_index=rank, num_stages=world_size, device=torch.device("cpu"))
     schedule = schedule_class(stage, n_microbatches=4, loss_fn=nn.functional.mse_loss)
     opt = torch.optim.SGD(part.parameters(), lr=0.1)
@@ -238,29 +244,32 @@ def train_pipelined(rank, world_size, schedule_class):
     else:
         schedule.step(target=y, losses=losses)
     opt.step()
-    print(f"{schedule_class.__name__}: stage {rank} holds {list(dict(part.named_parameters()))}")
-    if losses:
-        print("  microbatch losses", [round(loss.item(), 4) for loss in losses])
+    return dict(part.named_parameters()), losses
+
+
+def main():
+    dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
+    reference = make_model()  # the same step in one process, on the whole batch
+    x, y = make_batch()
+    full_loss = nn.functional.mse_loss(reference(x), y)
+    full_loss.backward()
+    torch.optim.SGD(reference.parameters(), lr=0.1).step()
+    for schedule_class in (ScheduleGPipe, Schedule1F1B):
+        mine, losses = train_step(schedule_class, rank, world_size)
+        print(f"{schedule_class.__name__}: stage {rank} holds {list(mine)}")
+        expected = {name: p for name, p in reference.named_parameters() if name in mine}
+        torch.testing.assert_close(mine, expected)
+        if losses:
+            mean = torch.stack(losses).mean()
+            torch.testing.assert_close(mean, full_loss.detach())
+            print(f"  mean of 4 microbatch losses {mean:.4f} = one-process loss {full_loss:.4f}")
+        print("  this stage's weights match one process")
     dist.destroy_process_group()
-    return {name: p.detach() for name, p in part.named_parameters()}, losses
 
 
-reference = make_model()
-opt = torch.optim.SGD(reference.parameters(), lr=0.1)
-x, y = make_batch()
-full_loss = nn.functional.mse_loss(reference(x), y)
-full_loss.backward()
-opt.step()
-for schedule_class in (ScheduleGPipe, Schedule1F1B):
-    result = run(train_pipelined, world_size=2, args=(schedule_class,))
-    (first, _), (last, losses) = result.values
-    torch.testing.assert_close({**first, **last}, dict(reference.named_parameters()))
-    torch.testing.assert_close(torch.stack(losses).mean(), full_loss.detach())
-    print(
-        f"{schedule_class.__name__}: mean of 4 microbatch losses {torch.stack(losses).mean():.4f}",
-        end=" ",
-    )
-    print(f"= one-process loss {full_loss:.4f}; weights match")
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-parallelism-split:
@@ -272,13 +281,14 @@ for schedule_class in (ScheduleGPipe, Schedule1F1B):
 # says (``SplitPoint.BEGINNING`` of a submodule, or ``pipe_split()`` calls in
 # ``forward``); ``pipe.build_stage(rank, device)`` returns this rank's stage.
 # It saves writing the parts by hand, at the cost of an export trace on every
-# rank (the slower start here).
+# rank (the slower start here). The last stage checks the merged output and the
+# loss against the whole model in one process.
+
+# torchrun --nproc-per-node=2 traced_pipeline.py
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.distributed.pipelining import ScheduleGPipe, SplitPoint, pipeline
-
-from cheatsheet.distributed import run
 
 
 class TwoPartMLP(nn.Module):
@@ -296,32 +306,32 @@ def make_batch():
     return torch.randn(8, 8, generator=gen), torch.randn(8, 4, generator=gen)
 
 
-def traced_pipeline(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank = dist.get_rank()
     torch.manual_seed(0)
+    model = TwoPartMLP()
     x, y = make_batch()
-    pipe = pipeline(
-        TwoPartMLP(), mb_args=(x.chunk(4)[0],), split_spec={"tail": SplitPoint.BEGINNING}
-    )
+    pipe = pipeline(model, mb_args=(x.chunk(4)[0],), split_spec={"tail": SplitPoint.BEGINNING})
     stage = pipe.build_stage(rank, device=torch.device("cpu"))
-    print(
-        f"stage {rank} of {pipe.num_stages}:", [name for name, _ in stage.submod.named_parameters()]
-    )
+    names = [name for name, _ in stage.submod.named_parameters()]
+    print(f"stage {rank} of {pipe.num_stages}:", names)
     schedule = ScheduleGPipe(stage, n_microbatches=4, loss_fn=nn.functional.mse_loss)
     losses = []
-    output = schedule.step(x) if rank == 0 else schedule.step(target=y, losses=losses)
+    if rank == 0:
+        schedule.step(x)
+    else:
+        output = schedule.step(target=y, losses=losses)
+        with torch.no_grad():
+            expected = model(x)  # the whole model, in this process
+        torch.testing.assert_close(output, expected)
+        torch.testing.assert_close(torch.stack(losses).mean(), nn.functional.mse_loss(expected, y))
+        print("merged output and loss match the whole model in one process")
     dist.destroy_process_group()
-    return output, losses
 
 
-result = run(traced_pipeline, world_size=2)
-torch.manual_seed(0)
-x, y = make_batch()
-expected = TwoPartMLP()(x)
-output, losses = result.values[1]
-torch.testing.assert_close(output, expected)
-torch.testing.assert_close(torch.stack(losses).mean(), nn.functional.mse_loss(expected, y))
-print("last stage's merged output and loss match the whole model in one process")
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-parallelism-gpu:

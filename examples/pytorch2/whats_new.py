@@ -312,7 +312,10 @@ else:
 # ``gather_into_tensor`` is the same call under a name already deprecated.
 # gloo does not implement it: on CPU ranks keep ``gather`` and ``torch.cat``.
 # ``dist.set_timeout`` changes the timeout of an existing group (gloo's
-# default is 30 minutes): below, rank 1 comes late and rank 0 gives up.
+# default is 30 minutes): below, rank 1 comes late and rank 0 gives up. The
+# block is a script for ``torchrun``, run with the command on its first line.
+
+# torchrun --nproc-per-node=2 gather_timeout.py
 import contextlib
 import datetime
 import time
@@ -321,11 +324,10 @@ import warnings
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def gather_and_timeout(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     if not hasattr(dist, "gather_single"):
         print(f"needs torch 2.14 (this is {torch.__version__})")
         dist.destroy_process_group()
@@ -359,7 +361,8 @@ def gather_and_timeout(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(gather_and_timeout, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-whats-new-dtensor-linspace:
@@ -369,31 +372,34 @@ result = run(gather_and_timeout, world_size=2)
 # Since 2.14, ``torch.distributed.tensor`` has ``linspace`` and ``logspace``
 # beside ``zeros``, ``ones``, ``full``, ``rand``... Each rank computes only
 # its own shard (from its offset in the whole), and the result equals
-# ``torch.linspace`` once gathered. With an uneven split the first ranks get
-# the extra element.
+# ``torch.linspace`` once gathered, which every rank checks. With an uneven split
+# the first ranks get the extra element. ``init_device_mesh`` starts the process
+# group itself when none exists.
+
+# torchrun --nproc-per-node=2 spaced.py
 import torch
 import torch.distributed as dist
+import torch.distributed.tensor as dtensor
 from torch.distributed.device_mesh import init_device_mesh
 
-from cheatsheet.distributed import run
 
-
-def spaced(rank, world_size):
-    import torch.distributed.tensor as dtensor
-
+def main():
     if not hasattr(dtensor, "linspace"):
         print(f"needs torch 2.14 (this is {torch.__version__})")
         return
-    mesh = init_device_mesh("cpu", (world_size,))
+    mesh = init_device_mesh("cpu", (2,))
     xs = dtensor.linspace(0.0, 1.0, 5, device_mesh=mesh, placements=[dtensor.Shard(0)])
     print("linspace shard:", xs.to_local(), "of", tuple(xs.shape))
     torch.testing.assert_close(xs.full_tensor(), torch.linspace(0.0, 1.0, 5))
+    print("gathered, it equals torch.linspace(0.0, 1.0, 5)")
     powers = dtensor.logspace(0, 3, 4, device_mesh=mesh, placements=[dtensor.Replicate()])
     print("logspace, replicated:", powers.to_local())
+    dist.barrier()  # no rank tears the group down while another still works
     dist.destroy_process_group()
 
 
-result = run(spaced, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _pt2-whats-new-behaviour:

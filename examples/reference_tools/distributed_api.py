@@ -147,20 +147,20 @@ print("underlying_store is shared:", job_a.underlying_store is shared)
 #
 # torch.distributed.send
 # ----------------------
-# Snippets that need several processes start them with
-# ``cheatsheet.distributed.run`` (gloo, CPU); each rank's output shows as
-# ``[rank N]`` lines. ``send`` passes a tensor to the rank ``dst`` and blocks; with gloo it returns only once
-# that rank has posted the matching ``recv``, into a tensor of the same shape
-# and dtype.
+# Snippets that need several processes are scripts for ``torchrun``: the first
+# line of each is the command that runs it. The page shows each rank's lines
+# together, prefixed ``[rankN]:`` by torchrun's ``--tee 3``. ``send`` passes a
+# tensor to the rank ``dst`` and blocks; with gloo it returns only once that rank
+# has posted the matching ``recv``, into a tensor of the same shape and dtype.
+
+# torchrun --nproc-per-node=2 send_one.py
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def send_one(rank, world_size):
+def main():
     dist.init_process_group("gloo")
-    if rank == 0:
+    if dist.get_rank() == 0:
         dist.send(torch.tensor([1.0, 2.0, 3.0]), dst=1)
         print("sent")
     else:
@@ -170,7 +170,8 @@ def send_one(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(send_one, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-recv:
@@ -179,14 +180,16 @@ result = run(send_one, world_size=2)
 # ----------------------
 # Fills its tensor in place and returns the sender's rank; without ``src`` it
 # takes the first message from any rank, which that return value identifies.
+# Three ranks here.
+
+# torchrun --nproc-per-node=3 collect.py
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def collect(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     if rank == 0:
         got = []
         for _ in range(world_size - 1):
@@ -199,7 +202,8 @@ def collect(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(collect, world_size=3)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-isend:
@@ -208,15 +212,15 @@ result = run(collect, world_size=3)
 # -----------------------
 # The non-blocking ``send``: it returns a ``Work`` handle at once, so the rank
 # can compute meanwhile; call ``wait()`` before reusing or changing the tensor.
+
+# torchrun --nproc-per-node=2 overlap.py
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def overlap(rank, world_size):
+def main():
     dist.init_process_group("gloo")
-    if rank == 0:
+    if dist.get_rank() == 0:
         payload = torch.arange(4.0)
         work = dist.isend(payload, dst=1)
         busy = (payload @ payload).item()  # work done while the message travels
@@ -229,7 +233,8 @@ def overlap(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(overlap, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-irecv:
@@ -239,15 +244,16 @@ result = run(overlap, world_size=2)
 # The non-blocking ``recv``. Posting the receive before the send lets every rank
 # pass a tensor around a ring at the same time; with blocking ``send`` then
 # ``recv`` on every rank, the same ring hangs on gloo, since no ``recv`` is
-# ever posted.
+# ever posted. Three ranks here.
+
+# torchrun --nproc-per-node=3 ring.py
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def ring(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     right, left = (rank + 1) % world_size, (rank - 1) % world_size
     outgoing = torch.tensor([float(rank)])
     incoming = torch.empty(1)
@@ -258,7 +264,8 @@ def ring(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(ring, world_size=3)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-new-group:
@@ -268,14 +275,16 @@ result = run(ring, world_size=3)
 # Makes a process group of some of the ranks, passed as ``group=`` to any
 # collective. Every rank must call ``new_group`` for every group, members or
 # not, in the same order; on a non-member the rank in that group is ``-1``.
+# Four ranks here.
+
+# torchrun --nproc-per-node=4 subgroups.py
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def subgroups(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank = dist.get_rank()
     evens = dist.new_group([0, 2])  # all four ranks make both groups
     odds = dist.new_group([1, 3])
     mine, other = (evens, odds) if rank % 2 == 0 else (odds, evens)
@@ -288,7 +297,8 @@ def subgroups(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(subgroups, world_size=4)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-all-gather-object:
@@ -298,21 +308,23 @@ result = run(subgroups, world_size=4)
 # Like ``all_gather`` for any picklable Python object: every rank passes a list
 # of ``world_size`` slots and gets back each rank's object, in rank order.
 # Objects travel as pickles: use it only between processes you trust.
+
+# torchrun --nproc-per-node=2 share_stats.py
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def share_stats(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank = dist.get_rank()
     stats = {"rank": rank, "batches": 10 + rank, "bad_files": ["a.jpg"] * rank}
-    everyone = [None] * world_size
+    everyone = [None] * dist.get_world_size()
     dist.all_gather_object(everyone, stats)
     print(everyone)
     dist.destroy_process_group()
 
 
-result = run(share_stats, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-broadcast-object-list:
@@ -322,22 +334,23 @@ result = run(share_stats, world_size=2)
 # Replaces, in place, the items of a list on every rank with the items of
 # rank ``src``'s list; the list must have the same length everywhere. A common
 # use: rank 0 reads a config or a run name and shares it.
+
+# torchrun --nproc-per-node=2 share_config.py
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def share_config(rank, world_size):
+def main():
     dist.init_process_group("gloo")
     box = [None, None]  # placeholders, as long as rank 0's list
-    if rank == 0:
+    if dist.get_rank() == 0:
         box = [{"lr": 3e-4, "layers": [64, 64]}, "run-0042"]  # say, read from a file
     dist.broadcast_object_list(box, src=0)
     print(box)
     dist.destroy_process_group()
 
 
-result = run(share_config, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-gather-object:
@@ -346,20 +359,22 @@ result = run(share_config, world_size=2)
 # -------------------------------
 # Collects one object per rank on rank ``dst`` only: that rank passes a list of
 # ``world_size`` slots, the others pass ``None`` and keep it.
+
+# torchrun --nproc-per-node=2 report.py
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def report(rank, world_size):
+def main():
     dist.init_process_group("gloo")
-    slots = [None] * world_size if rank == 0 else None
+    rank = dist.get_rank()
+    slots = [None] * dist.get_world_size() if rank == 0 else None
     dist.gather_object({"rank": rank, "val_loss": round(0.5 / (rank + 1), 3)}, slots, dst=0)
     print("slots:", slots)
     dist.destroy_process_group()
 
 
-result = run(report, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-scatter-object-list:
@@ -368,21 +383,23 @@ result = run(report, world_size=2)
 # -------------------------------------
 # The reverse: rank ``src`` gives a list of ``world_size`` objects and rank ``r``
 # receives item ``r`` into the first slot of its own one-element output list.
+
+# torchrun --nproc-per-node=2 hand_out.py
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def hand_out(rank, world_size):
+def main():
     dist.init_process_group("gloo")
-    work = [{"files": [f"part-{i}"]} for i in range(world_size)] if rank == 0 else None
+    world_size = dist.get_world_size()
+    work = [{"files": [f"part-{i}"]} for i in range(world_size)] if dist.get_rank() == 0 else None
     mine = [None]
     dist.scatter_object_list(mine, work, src=0)
     print("my share:", mine[0])
     dist.destroy_process_group()
 
 
-result = run(hand_out, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-monitored-barrier:
@@ -392,20 +409,23 @@ result = run(hand_out, world_size=2)
 # A barrier, implemented only by gloo, in which rank 0 waits for each other
 # rank with a ``timeout`` and, when one does not arrive, raises an error naming
 # it (``wait_all_ranks=True`` lists them all): a way to find the stuck rank.
-# The timestamped C++ log lines that gloo also prints are left out below.
+# gloo also logs the failure from C++, with a timestamp; ``TORCH_CPP_LOG_LEVEL``,
+# read when torch is imported, keeps those lines out.
+
+# torchrun --nproc-per-node=2 find_straggler.py
 import datetime
+import os
 import time
 
+os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "FATAL")  # before importing torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def find_straggler(rank, world_size):
+def main():
     dist.init_process_group("gloo")
     dist.monitored_barrier()
     print("everyone passed the first barrier")
-    if rank == 0:
+    if dist.get_rank() == 0:
         try:
             dist.monitored_barrier(timeout=datetime.timedelta(milliseconds=250))
         except RuntimeError as err:
@@ -415,11 +435,8 @@ def find_straggler(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(find_straggler, world_size=2, echo=False)
-for rank, lines in enumerate(result.lines):
-    for line in lines:
-        if ".cpp:" not in line:  # drop C++ log lines: they carry a timestamp
-            print(f"[rank {rank}] {line}")
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-all-reduce:
@@ -430,15 +447,16 @@ for rank, lines in enumerate(result.lines):
 # ``get_future().then(fn)`` chains ``fn`` to run on the result (the future's
 # ``value()`` is the list of output tensors), and ``wait()`` on the new future
 # returns what ``fn`` returned.
+
+# torchrun --nproc-per-node=2 average_async.py
 import torch
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def average_async(rank, world_size):
+def main():
     dist.init_process_group("gloo")
-    grad = torch.tensor([1.0, 2.0]) * (rank + 1)
+    world_size = dist.get_world_size()
+    grad = torch.tensor([1.0, 2.0]) * (dist.get_rank() + 1)
     work = dist.all_reduce(grad, async_op=True)
     mean = work.get_future().then(lambda fut: fut.value()[0] / world_size)
     print(f"{type(work).__name__} -> {type(mean).__name__}, mean: {mean.wait()}")
@@ -446,7 +464,8 @@ def average_async(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(average_async, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-nn-parallel-distributeddataparallel-register-comm-hook:
@@ -456,13 +475,16 @@ result = run(average_async, world_size=2)
 # Replaces how DDP reduces each gradient bucket: ``hook(state, bucket)`` gets a
 # ``GradBucket`` (its flat ``buffer()``) and returns a future of the reduced
 # tensor, and a model takes only one hook (a second call raises). The hook below
-# averages through ``all_reduce``'s future, matching one process on the whole batch.
+# averages through ``all_reduce``'s future; each rank checks the result against
+# one process on the whole batch.
+
+# torchrun --nproc-per-node=2 comm_hook.py
+import copy
+
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
-
-from cheatsheet.distributed import run
 
 
 def averaging_hook(group, bucket):
@@ -472,29 +494,30 @@ def averaging_hook(group, bucket):
     return work.get_future().then(lambda fut: fut.value()[0])
 
 
-def train_with_hook(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(0)
     inputs = torch.randn(8, 4)
-    model = DDP(nn.Linear(4, 2))  # same seed: same start weights on both ranks
+    layer = nn.Linear(4, 2)  # same seed: same start weights on every rank
+    whole = copy.deepcopy(layer)  # the same start, for one process on the whole batch
+    model = DDP(layer)
     model.register_comm_hook(state=None, hook=averaging_hook)
     model(inputs.chunk(world_size)[rank]).pow(2).mean().backward()
     grads = torch.cat([p.grad.flatten() for p in model.parameters()])
     everyone = [torch.empty_like(grads) for _ in range(world_size)]
     dist.all_gather(everyone, grads)
     print("gradients equal on all ranks:", all(torch.equal(everyone[0], g) for g in everyone))
+    whole(inputs).pow(2).mean().backward()
+    expected = torch.cat([p.grad.flatten() for p in whole.parameters()])
+    torch.testing.assert_close(grads, expected)
+    print("the averaged gradients match one process on the whole batch")
     del model  # free DDP before its process group
     dist.destroy_process_group()
-    return grads
 
 
-result = run(train_with_hook, world_size=2)
-torch.manual_seed(0)
-inputs = torch.randn(8, 4)
-whole = nn.Linear(4, 2)
-whole(inputs).pow(2).mean().backward()
-expected = torch.cat([p.grad.flatten() for p in whole.parameters()])
-print("matches one process on the whole batch:", torch.allclose(result.values[0], expected))
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-algorithms-ddp-comm-hooks-default-hooks-fp16-compress-hook:
@@ -504,20 +527,25 @@ print("matches one process on the whole batch:", torch.allclose(result.values[0]
 # A built-in hook that casts each bucket to float16 before the all-reduce and
 # back afterwards: half the bytes on the wire, at the price of float16 rounding
 # (the difference from the exact gradient is printed below).
+
+# torchrun --nproc-per-node=2 fp16_hook.py
+import copy
+
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from cheatsheet.distributed import run
 
-
-def train_fp16_comm(rank, world_size):
+def main():
     dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(0)
     inputs = torch.randn(8, 4)
-    model = DDP(nn.Linear(4, 2))
+    layer = nn.Linear(4, 2)
+    whole = copy.deepcopy(layer)  # for the exact gradient, in one process
+    model = DDP(layer)
     model.register_comm_hook(state=None, hook=default_hooks.fp16_compress_hook)
     model(inputs.chunk(world_size)[rank]).pow(2).mean().backward()
     grads = torch.cat([p.grad.flatten() for p in model.parameters()])
@@ -525,18 +553,15 @@ def train_fp16_comm(rank, world_size):
     dist.all_gather(everyone, grads)
     print("gradients equal on all ranks:", all(torch.equal(everyone[0], g) for g in everyone))
     print("dtype after the hook:", grads.dtype)
+    whole(inputs).pow(2).mean().backward()
+    exact = torch.cat([p.grad.flatten() for p in whole.parameters()])
+    print(f"largest difference from the exact gradient: {(grads - exact).abs().max():.1e}")
     del model  # free DDP before its process group
     dist.destroy_process_group()
-    return grads
 
 
-result = run(train_fp16_comm, world_size=2)
-torch.manual_seed(0)
-inputs = torch.randn(8, 4)
-whole = nn.Linear(4, 2)
-whole(inputs).pow(2).mean().backward()
-exact = torch.cat([p.grad.flatten() for p in whole.parameters()])
-print(f"largest difference from the exact gradient: {(result.values[0] - exact).abs().max():.1e}")
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-utils-data-distributed-distributedsampler:
@@ -567,17 +592,16 @@ print("10 items, 3 replicas, rank 1, no shuffle:", list(padded))  # index 0 agai
 # string equal to a ``dist.Backend`` constant; before ``init_process_group`` it
 # raises ``ValueError``. ``get_backend_config()`` shows which backend serves
 # each device type: here the ``"gloo"`` group is registered for both.
+
+# torchrun --nproc-per-node=2 which_backend.py
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-try:
-    dist.get_backend()
-except ValueError as err:
-    print("before init:", err)
-
-
-def which_backend(rank, world_size):
+def main():
+    try:
+        dist.get_backend()
+    except ValueError as err:
+        print("before init:", err)
     dist.init_process_group("gloo")
     print("default group:", dist.get_backend(), "| WORLD:", dist.get_backend(dist.group.WORLD))
     print("equals dist.Backend.GLOO:", dist.get_backend() == dist.Backend.GLOO)
@@ -585,7 +609,8 @@ def which_backend(rank, world_size):
     dist.destroy_process_group()
 
 
-result = run(which_backend, world_size=2)
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-is-initialized:
@@ -595,12 +620,12 @@ result = run(which_backend, world_size=2)
 # ``True`` between ``init_process_group`` and ``destroy_process_group``: the
 # check a library makes before calling ``get_rank`` and friends, which raise
 # without a default group.
+
+# torchrun --nproc-per-node=2 lifecycle.py
 import torch.distributed as dist
 
-from cheatsheet.distributed import run
 
-
-def lifecycle(rank, world_size):
+def main():
     print("before init:", dist.is_initialized())
     dist.init_process_group("gloo")
     print("after init: ", dist.is_initialized())
@@ -608,8 +633,8 @@ def lifecycle(rank, world_size):
     print("after destroy:", dist.is_initialized())
 
 
-result = run(lifecycle, world_size=2)
-print("in this page's own process:", dist.is_initialized())
+if __name__ == "__main__":
+    main()
 
 # %%
 # .. _api-distributed-is-gloo-available:
@@ -628,11 +653,14 @@ print("gloo:", dist.is_gloo_available(), "| via name:", dist.is_backend_availabl
 #
 # torch.distributed.is_nccl_available
 # -----------------------------------
-# Whether this build includes NCCL, the backend for NVIDIA GPUs; CPU-only
-# wheels, like the one that built this page, answer ``False``.
+# Whether this build includes NCCL, the backend for NVIDIA GPUs, whether or not
+# the machine has one: the output below shows what the wheel that built this page
+# answers. CUDA wheels include NCCL, so they answer ``True`` on a machine without
+# a GPU too; CPU-only wheels (``+cpu``) are built without it and answer ``False``.
 import torch
 import torch.distributed as dist
 
+print("torch", torch.__version__, "| CUDA build:", torch.version.cuda)
 print("nccl built in:", dist.is_nccl_available())
 if dist.is_nccl_available() and torch.cuda.is_available():
     print("NCCL version:", torch.cuda.nccl.version(), "| GPUs:", torch.cuda.device_count())

@@ -1,12 +1,10 @@
 """Helpers for the runnable PyTorch 2 cheat sheet: devices, timing, tables, machine stamp.
 
-``cheatsheet.distributed.run`` (imported as a submodule, not re-exported as
-``run``) launches a function on several local ranks.
+``cheatsheet.torchrun``, which the build and the tests use to run the pages' scripts
+for ``torchrun``, is a submodule that ``import cheatsheet`` does not load.
 """
 
-from cheatsheet import distributed
 from cheatsheet.device import ENV_VAR, available_devices, check_device, pick_device, synchronize
-from cheatsheet.distributed import DistributedRunError, DistributedTimeoutError, RunResult
 from cheatsheet.report import (
     SAME_BAND,
     SESSIONS,
@@ -30,18 +28,14 @@ __all__ = [
     "SAME_BAND",
     "SESSIONS",
     "Comparison",
-    "DistributedRunError",
-    "DistributedTimeoutError",
     "Environment",
     "Measurement",
     "Ratio",
-    "RunResult",
     "StartupCost",
     "available_devices",
     "benchmark",
     "check_device",
     "compare",
-    "distributed",
     "environment",
     "format_seconds",
     "interleave",

@@ -1,0 +1,129 @@
+"""How each code block of a page runs: in the page's process, or as a script under torchrun.
+
+sphinx-gallery runs every block of a page in the build's own process and has no hook
+for one block. This module wraps its ``gen_rst.execute_code_block`` so that a *policy*
+may replace, for execution only, what a block runs; the page still shows the block's
+own code. The first policy in :data:`POLICIES` that claims a block decides; a block
+no policy claims runs as sphinx-gallery runs it.
+
+- :func:`torchrun_policy`: a block whose first line is the command a reader runs,
+  ``# torchrun --nproc-per-node=2 hello.py``, is saved as ``hello.py`` in a temporary
+  folder and started with torchrun for real (``cheatsheet.torchrun``). The page shows
+  each rank's lines, prefixed ``[rankN]:`` by torchrun (``--tee 3``). A failing rank
+  fails the page with its traceback, and a Python warning a rank prints fails it
+  too, as a warning of the page's own code does.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+#: A policy takes a code block (sphinx-gallery's ``Block``: ``type``, ``content``,
+#: ``lineno``) and the page's ``script_vars`` (``src_file``: the example's path, to find
+#: the entry a block belongs to), and returns the code to execute in its place, or None.
+Policy = Callable[[Any, dict[str, Any]], str | None]
+
+# "[rank1]: /path/to/hello.py:12: UserWarning: message", as Python prints a warning.
+_RANK_WARNING = re.compile(r"^\[rank\d+\]: \S.*:\d+: \w*Warning: .*$", re.MULTILINE)
+
+
+def torchrun_policy(block: Any, script_vars: dict[str, Any]) -> str | None:
+    """Run a block marked ``# torchrun --nproc-per-node=N name.py`` under torchrun."""
+    from cheatsheet.torchrun import marked_launch
+
+    if marked_launch(block.content) is None:
+        return None
+    # An expression that binds no name: the page's namespace stays as the reader's.
+    return f"__import__('blockexec').run_torchrun_block({block.content!r})\n"
+
+
+def run_torchrun_block(code: str) -> None:
+    """Save ``code`` under the name its marker gives, run it with torchrun, print the ranks' lines.
+
+    Raises
+    ------
+    cheatsheet.torchrun.TorchrunError
+        If a rank fails or the run times out.
+    RuntimeError
+        If a rank printed a Python warning.
+    """
+    from cheatsheet import torchrun
+
+    launch = torchrun.marked_launch(code)
+    if launch is None:
+        raise ValueError("the block does not start with # torchrun --nproc-per-node=N name.py")
+    with tempfile.TemporaryDirectory(prefix="torchrun-block-") as folder:
+        script = Path(folder, launch.script)
+        script.write_text(code, encoding="utf-8")
+        result = torchrun.run(script, launch.ranks, cwd=folder)
+    if not result.loopback_only:
+        logger.info(
+            "torchrun ran without a network namespace: it listened on every interface", once=True
+        )
+    warned = _RANK_WARNING.findall(result.output)
+    if warned:
+        raise RuntimeError(
+            "a rank printed a warning; avoid it or catch it in the script and print what "
+            "the reader should see:\n" + "\n".join(warned)
+        )
+    print(result.by_rank())
+
+
+#: Tried in order for every code block; the lead's policies go here too.
+POLICIES: list[Policy] = [torchrun_policy]
+
+
+def _policy_runs(original: Callable[..., str]) -> Callable[..., str]:
+    @functools.wraps(original)
+    def execute_code_block(
+        compiler: Any, block: Any, example_globals: Any, script_vars: dict[str, Any], *rest: Any
+    ) -> str:
+        if block.type == "code":
+            for policy in POLICIES:
+                replacement = policy(block, script_vars)
+                if replacement is not None:
+                    block = block._replace(content=replacement)
+                    break
+        return original(compiler, block, example_globals, script_vars, *rest)
+
+    return execute_code_block
+
+
+def install() -> None:
+    """Wrap ``sphinx_gallery.gen_rst.execute_code_block`` once, or fail naming what moved."""
+    from sphinx_gallery import gen_rst
+
+    original = getattr(gen_rst, "execute_code_block", None)
+    if not callable(original) or "execute_code_block(" not in _source(gen_rst.execute_script):
+        raise ExtensionError(
+            "blockexec: sphinx_gallery.gen_rst.execute_script no longer calls "
+            "execute_code_block(compiler, block, ...); find where this sphinx-gallery "
+            "executes a code block and wrap that instead"
+        )
+    if not hasattr(original, "__wrapped__"):
+        gen_rst.execute_code_block = _policy_runs(original)
+
+
+def _source(function: Callable[..., Any]) -> str:
+    import inspect
+
+    try:
+        return inspect.getsource(function)
+    except (OSError, TypeError):
+        return ""
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    install()
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

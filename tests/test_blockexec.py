@@ -1,0 +1,70 @@
+"""blockexec: how each code block runs, through sphinx-gallery's own per-block function."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from sphinx_gallery import gen_rst
+from sphinx_gallery.py_source_parser import Block
+
+import blockexec  # on the path through pytest's pythonpath setting
+
+MARKED = "\n# torchrun --nproc-per-node=2 hello.py\nimport os\nprint(os.environ['RANK'])\n"
+
+
+def test_sphinx_gallery_still_runs_every_block_through_execute_code_block():
+    # blockexec wraps this function; if sphinx-gallery renames it, changes what it takes
+    # or stops calling it for each block, marked blocks would run in the build's process.
+    original = getattr(gen_rst.execute_code_block, "__wrapped__", gen_rst.execute_code_block)
+    assert list(inspect.signature(original).parameters) == [
+        "compiler", "block", "example_globals", "script_vars", "gallery_conf", "file_conf",
+    ]  # fmt: skip
+    assert "execute_code_block(" in inspect.getsource(gen_rst.execute_script)
+    assert Block._fields == ("type", "content", "lineno")
+    blockexec.install()
+    blockexec.install()  # once is enough: a second install does not wrap twice
+    assert gen_rst.execute_code_block.__wrapped__ is original
+
+
+def test_a_moved_function_fails_the_build_naming_what_to_fix(monkeypatch):
+    monkeypatch.delattr(gen_rst, "execute_code_block")
+    with pytest.raises(Exception, match="no longer calls execute_code_block") as info:
+        blockexec.install()
+    assert type(info.value).__name__ == "ExtensionError"
+
+
+def _executed(block: Block) -> Block:
+    """The block that sphinx-gallery's function receives once the policies have run."""
+    seen = []
+    wrapped = blockexec._policy_runs(lambda compiler, block, *rest: seen.append(block) or "")
+    wrapped(None, block, {}, {"src_file": "page.py"}, {}, {})
+    return seen[0]
+
+
+def test_a_marked_block_runs_a_call_to_torchrun_and_other_blocks_run_as_they_are():
+    marked = _executed(Block("code", MARKED, 12))
+    assert marked.content == f"__import__('blockexec').run_torchrun_block({MARKED!r})\n"
+    assert marked.lineno == 12  # a failure still points at the block's line
+    plain = Block("code", "print(1)\n", 3)
+    assert _executed(plain) is plain
+    text = Block("text", MARKED, 1)
+    assert _executed(text) is text
+
+
+def test_the_first_policy_that_claims_a_block_decides(monkeypatch):
+    never, first, second = (lambda b, v: None), (lambda b, v: "first\n"), (lambda b, v: "2\n")
+    monkeypatch.setattr(blockexec, "POLICIES", [never, first, second])
+    assert _executed(Block("code", "print(1)\n", 1)).content == "first\n"
+
+
+def test_a_marked_block_prints_each_rank_s_lines_from_a_real_torchrun(capsys):
+    blockexec.run_torchrun_block(MARKED)
+    assert capsys.readouterr().out.splitlines() == ["[rank0]: 0", "[rank1]: 1"]
+
+
+def test_a_warning_a_rank_prints_fails_the_block():
+    warns = "# torchrun --nproc-per-node=2 warns.py\nimport warnings\nwarnings.warn('planted')\n"
+    with pytest.raises(RuntimeError, match=r"a rank printed a warning") as info:
+        blockexec.run_torchrun_block(warns)
+    assert "UserWarning: planted" in str(info.value)
