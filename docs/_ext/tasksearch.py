@@ -6,8 +6,9 @@ of its fields, which ``_static/tasksearch.js`` ranks with BM25F (a field's words
 by the field's weight):
 
 - ``title``: the heading;
-- ``want``: the "You want" cells of every row that links to the entry, in a page's
-  Summary or in the quick reference (a table whose first column is "You want");
+- ``want``: the first cell of every table row that links to the entry, in a page's
+  Summary or in the quick reference (a table whose first column is "You want", or on
+  the errors pages "You see");
 - ``phrases``: the words ``docs/search_terms.toml`` (``tasksearch_terms``) gives the
   entry, by label or by page and heading; a target that does not exist fails the build.
   The ranking does well without them (``TaskSearch.search(q, n, {phrases: false})``);
@@ -47,7 +48,9 @@ logger = logging.getLogger(__name__)
 
 INDEX_FILE = "search-index.js"
 SUMMARY_HEADING = "Summary"
-WANT_HEADER = "You want"
+# The first header cell of a table whose rows describe the entries they link: a page's
+# Summary and the quick reference ("You want"), the errors pages' Summary ("You see").
+WANT_HEADERS = ("You want", "You see")
 # The fields of a record, in the order the index lists them (tasksearch.js weighs them,
 # and stems the heading itself: it has the title).
 FIELDS = ("want", "phrases", "prose", "code", "output")
@@ -303,11 +306,11 @@ def _is_want_table(node: nodes.Node) -> bool:
         return False
     header = next(node.findall(nodes.thead), None)
     first = next(header.findall(nodes.entry), None) if header is not None else None
-    return first is not None and first.astext().strip() == WANT_HEADER
+    return first is not None and first.astext().strip() in WANT_HEADERS
 
 
 def want_rows(doctree: nodes.document) -> list[tuple[str, str]]:
-    """``(label, "You want" text)`` for each row of a "You want" table that links an entry."""
+    """``(label, first cell)`` for each row of a "You want" table that links an entry."""
     found = []
     for table in doctree.findall(_is_want_table):
         for row in table.findall(nodes.row):
@@ -498,4 +501,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", _read_page)
     app.connect("env-check-consistency", _check_targets)
     app.connect("build-finished", _write_index)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}
