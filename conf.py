@@ -66,6 +66,7 @@ sphinx_gallery_conf = {
     "filename_pattern": os.environ.get("CHEATSHEET_RUN_ONLY", r".*"),
     "subsection_order": [
         "../examples/basics",
+        "../examples/errors",
         "../examples/pytorch2",
         "../examples/reference_tensors",
         "../examples/reference_nn",

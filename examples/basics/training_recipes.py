@@ -1,0 +1,422 @@
+r"""
+Training recipes
+================
+
+The everyday additions to a training loop, each run on a small model: warm-up, early
+stopping, counting and freezing parameters, a learning rate per part, an average of
+the weights, imbalanced classes, padded batches, and resuming exactly where a run
+stopped.
+
+Summary
+-------
+
+=================================  ==================================================
+You want                           Call
+=================================  ==================================================
+warm up, then decay                :entry:`SequentialLR(opt, [LinearLR, CosineAnnealingLR], milestones=[w]) <basics-lr-warmup>`, ``OneCycleLR``
+stop when validation stalls        :entry:`if epochs_without_improvement == patience: break <basics-early-stopping>`
+keep the best weights              :entry:`torch.save(model.state_dict(), best) <basics-early-stopping>`, ``load_state_dict`` at the end
+count parameters                   :entry:`sum(p.numel() for p in model.parameters()) <basics-count-parameters>`
+their size in bytes                :entry:`p.numel() * p.element_size() <basics-count-parameters>`
+freeze a backbone                  :entry:`model.backbone.requires_grad_(False) <basics-freeze-layers>`
+a learning rate per part           :entry:`AdamW([{"params": ..., "lr": 1e-4}, ...]) <basics-param-groups>`
+an average of the weights (EMA)    :entry:`AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.999)) <basics-ema>`
+rare classes drawn more often      :entry:`WeightedRandomSampler(weights, num_samples) <basics-class-imbalance>`
+rare classes weighted in the loss  :entry:`nn.CrossEntropyLoss(weight=class_weights) <basics-class-imbalance>`
+batches of different lengths       :entry:`DataLoader(ds, collate_fn=pad_collate) <basics-pad-collate>`, ``pad_sequence``
+bounded gradients                  :entry:`nn.utils.clip_grad_norm_(model.parameters(), 1.0) <basics-grad-clipping>`
+resume exactly                     :entry:`torch.save({..., "rng": ...}, path) <basics-resume-exactly>`, ``set_rng_state``
+=================================  ==================================================
+"""
+
+# %%
+# .. _basics-lr-warmup:
+#
+# Warm up, then decay
+# -------------------
+# A few steps of rising learning rate keep the first updates, made with poor
+# statistics in Adam's moments, small; ``SequentialLR`` chains ``LinearLR`` (the
+# warm-up) and ``CosineAnnealingLR`` (the decay) at a milestone, and ``OneCycleLR``
+# does both in one scheduler, stepped once per batch.
+import torch
+from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, OneCycleLR, SequentialLR
+
+total_steps, warmup_steps, peak = 12, 3, 0.1
+params = [torch.zeros(1, requires_grad=True)]
+
+
+def rates(optimizer, scheduler):
+    found = []
+    for _ in range(total_steps):
+        found.append(scheduler.get_last_lr()[0])
+        optimizer.step()  # the training step(s) of this batch or epoch
+        scheduler.step()
+    return found
+
+
+optimizer = torch.optim.SGD(params, lr=peak, momentum=0.9)
+warmup = LinearLR(optimizer, start_factor=0.1, end_factor=1.0, total_iters=warmup_steps)
+decay = CosineAnnealingLR(optimizer, T_max=total_steps - warmup_steps)
+chained = rates(optimizer, SequentialLR(optimizer, [warmup, decay], milestones=[warmup_steps]))
+
+optimizer = torch.optim.SGD(params, lr=peak, momentum=0.9)
+one_cycle = rates(optimizer, OneCycleLR(optimizer, max_lr=peak, total_steps=total_steps))
+
+print("step  LinearLR + CosineAnnealingLR       OneCycleLR")
+for step, (a, b) in enumerate(zip(chained, one_cycle, strict=True)):
+    print(
+        f"{step:4d}  {a:.4f} {'#' * round(a / peak * 20):<20}  {b:.4f} {'#' * round(b / peak * 20)}"
+    )
+
+# %%
+# .. _basics-early-stopping:
+#
+# Early stopping that keeps the best weights
+# ------------------------------------------
+# Training stops once the validation loss has not improved for ``patience`` epochs, and
+# the weights saved at the best epoch are loaded back, not the last ones; here a large
+# network fits 16 noisy points until it overfits.
+import tempfile
+from pathlib import Path
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+x_train = torch.linspace(-1, 1, 16).unsqueeze(1)
+y_train = x_train.sin() + 0.3 * torch.randn(16, 1)
+x_val = torch.linspace(-1, 1, 200).unsqueeze(1)
+y_val = x_val.sin()
+model = nn.Sequential(
+    nn.Linear(1, 128), nn.Tanh(), nn.Linear(128, 128), nn.Tanh(), nn.Linear(128, 1)
+)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+patience, best_loss, best_epoch = 20, float("inf"), -1
+
+with tempfile.TemporaryDirectory() as tmp:
+    best_path = Path(tmp, "best.pt")
+    for epoch in range(1000):
+        model.train()
+        optimizer.zero_grad()
+        nn.functional.mse_loss(model(x_train), y_train).backward()
+        optimizer.step()
+        model.eval()
+        with torch.no_grad():
+            val_loss = nn.functional.mse_loss(model(x_val), y_val).item()
+        if val_loss < best_loss:
+            best_loss, best_epoch = val_loss, epoch
+            torch.save(model.state_dict(), best_path)
+        elif epoch - best_epoch == patience:
+            break
+    print(f"stopped at epoch {epoch}: validation loss {val_loss:.4f}")
+    print(f"best epoch {best_epoch}:     validation loss {best_loss:.4f}")
+    model.load_state_dict(torch.load(best_path))
+with torch.no_grad():
+    restored = nn.functional.mse_loss(model(x_val), y_val).item()
+print(f"after restoring:     validation loss {restored:.4f}, the best: {restored == best_loss}")
+
+# %%
+# .. _basics-count-parameters:
+#
+# Count parameters and their bytes
+# --------------------------------
+# ``numel()`` of each parameter adds up to the model's size; the trainable ones are
+# those with ``requires_grad``, and ``element_size()`` turns counts into bytes. Buffers
+# (``BatchNorm``'s running statistics) are saved with the model but not trained.
+import torch
+from torch import nn
+
+model = nn.Sequential(
+    nn.Conv2d(3, 32, 3), nn.BatchNorm2d(32), nn.ReLU(), nn.Flatten(), nn.LazyLinear(10)
+)
+model(torch.zeros(1, 3, 32, 32))  # materialises the LazyLinear
+model[0].requires_grad_(False)  # freeze the first layer, to tell the counts apart
+
+total = sum(p.numel() for p in model.parameters())
+trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+buffer_bytes = sum(b.numel() * b.element_size() for b in model.buffers())
+print(f"parameters: {total:,} ({trainable:,} trainable)")
+print(f"bytes:      {param_bytes / 2**20:.2f} MiB of parameters, {buffer_bytes:,} B of buffers")
+print(f"in bfloat16: {sum(p.numel() * 2 for p in model.parameters()) / 2**20:.2f} MiB")
+
+# %%
+# .. _basics-freeze-layers:
+#
+# Freeze a backbone
+# -----------------
+# ``requires_grad_(False)`` on a submodule stops gradients for its parameters, so the
+# optimizer leaves them alone; give the optimizer only the trainable ones, and keep a
+# frozen backbone's ``BatchNorm`` in ``eval()`` if its statistics should not move either.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.ModuleDict(
+    {"backbone": nn.Sequential(nn.Linear(8, 32), nn.ReLU()), "head": nn.Linear(32, 2)}
+)
+model["backbone"].requires_grad_(False)
+trainable = [p for p in model.parameters() if p.requires_grad]
+optimizer = torch.optim.SGD(trainable, lr=0.1)
+print(
+    f"trainable: {sum(p.numel() for p in trainable)} of {sum(p.numel() for p in model.parameters())}"
+)
+
+backbone_before = model["backbone"][0].weight.clone()
+head_before = model["head"].weight.clone()
+x, y = torch.randn(16, 8), torch.randint(0, 2, (16,))
+loss = nn.functional.cross_entropy(model["head"](model["backbone"](x)), y)
+loss.backward()
+optimizer.step()
+print("backbone changed:", not torch.equal(backbone_before, model["backbone"][0].weight))
+print("head changed:    ", not torch.equal(head_before, model["head"].weight))
+
+# %%
+# .. _basics-param-groups:
+#
+# A learning rate per part: parameter groups
+# ------------------------------------------
+# An optimizer takes a list of groups, each a dict with its ``params`` and any option
+# that differs from the defaults; fine-tuning often gives a pretrained backbone a
+# smaller rate than a new head, and schedulers scale every group's rate together.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.ModuleDict({"backbone": nn.Linear(8, 32), "head": nn.Linear(32, 2)})
+optimizer = torch.optim.AdamW(
+    [
+        {"params": model["backbone"].parameters(), "lr": 1e-4},
+        {"params": model["head"].parameters()},  # takes the default below
+    ],
+    lr=1e-2,
+    weight_decay=0.01,
+)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+for epoch in range(3):
+    rates = ", ".join(f"{group['lr']:.0e}" for group in optimizer.param_groups)
+    print(f"epoch {epoch}: backbone, head = {rates}")
+    optimizer.step()
+    scheduler.step()
+
+# %%
+# .. _basics-ema:
+#
+# An exponential moving average of the weights
+# --------------------------------------------
+# ``AveragedModel`` keeps a copy whose weights follow the model's with
+# ``ema = decay * ema + (1 - decay) * weights`` after each ``update_parameters``;
+# evaluated instead of the model it is often smoother. Here the model learns ``y = 3x``
+# and the average, a copy of the weights at the first update, trails it
+# (``use_buffers=True`` averages ``BatchNorm``'s statistics too).
+import torch
+from torch import nn
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+
+torch.manual_seed(0)
+model = nn.Linear(1, 1, bias=False)
+nn.init.zeros_(model.weight)
+ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.8), use_buffers=True)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.3)
+x = torch.linspace(-1, 1, 32).unsqueeze(1)
+for step in range(8):
+    optimizer.zero_grad()
+    nn.functional.mse_loss(model(x), 3 * x).backward()
+    optimizer.step()
+    ema.update_parameters(model)
+    w, ema_w = model.weight.item(), ema.module.weight.item()
+    print(f"step {step}: model w = {w:.3f}   EMA w = {ema_w:.3f}")
+
+# %%
+# .. _basics-class-imbalance:
+#
+# Imbalanced classes: a weighted sampler or a weighted loss
+# ---------------------------------------------------------
+# With 90 samples of class 0 and 10 of class 1, ``WeightedRandomSampler`` draws each
+# sample with a probability proportional to its weight (here one over its class's
+# count), so an epoch sees the classes about equally; the other remedy keeps the data
+# and weights each class's term of ``CrossEntropyLoss``.
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
+
+labels = torch.tensor([0] * 90 + [1] * 10)
+data = TensorDataset(torch.randn(100, 4), labels)
+class_counts = torch.bincount(labels)
+sample_weights = 1.0 / class_counts[labels].double()
+sampler = WeightedRandomSampler(
+    sample_weights, num_samples=len(labels), generator=torch.Generator().manual_seed(0)
+)
+drawn = torch.cat([y for _, y in DataLoader(data, batch_size=20, sampler=sampler)])
+print("in the data:       ", class_counts.tolist())
+print("drawn in an epoch: ", torch.bincount(drawn).tolist())
+
+class_weights = len(labels) / (len(class_counts) * class_counts.float())
+print("class weights:     ", [round(w, 3) for w in class_weights.tolist()])
+logits = torch.zeros(2, 2)  # undecided on one sample of each class
+targets = torch.tensor([0, 1])
+per_sample = nn.functional.cross_entropy(logits, targets, weight=class_weights, reduction="none")
+print("weighted loss per sample:", [round(v, 3) for v in per_sample.tolist()])
+
+# %%
+# .. _basics-pad-collate:
+#
+# Pad a batch of sequences: a collate_fn
+# --------------------------------------
+# The default collate stacks samples and fails on different lengths
+# (:ref:`errors-collate-equal-size`); a ``collate_fn`` can pad each batch to its longest
+# sequence with ``pad_sequence`` and return the lengths and a mask, which later steps
+# use to ignore the padding (a masked mean here).
+import torch
+from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import DataLoader
+
+
+def pad_collate(batch):
+    sequences, labels = zip(*batch, strict=True)
+    lengths = torch.tensor([len(s) for s in sequences])
+    padded = pad_sequence(sequences, batch_first=True, padding_value=0.0)
+    mask = torch.arange(padded.shape[1]) < lengths.unsqueeze(1)  # True on real steps
+    return padded, lengths, mask, torch.tensor(labels)
+
+
+samples = [(torch.arange(1.0, n + 1), n % 2) for n in (3, 5, 2, 4)]
+for padded, lengths, mask, labels in DataLoader(samples, batch_size=2, collate_fn=pad_collate):
+    mean = (padded * mask).sum(1) / lengths
+    print("padded", padded.tolist(), "lengths", lengths.tolist())
+    print("  mask", mask.int().tolist(), "masked mean", mean.tolist(), "labels", labels.tolist())
+
+# %%
+# .. _basics-resume-exactly:
+#
+# Resume training exactly
+# -----------------------
+# A checkpoint that resumes a run bit for bit holds the model, the optimizer, the
+# scheduler, the ``GradScaler``, the epoch and every random state the loop draws from:
+# torch's (dropout), the data loader's generator (the shuffle), NumPy's and Python's
+# (augmentations) and, on a GPU, CUDA's. A run stopped after two epochs and resumed
+# from its checkpoint ends with the same weights as a run that never stopped.
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+EPOCHS = 4
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything a training run holds."""
+
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    scaler: torch.amp.GradScaler
+    loader: DataLoader
+    shuffle: torch.Generator  # the loader's random generator
+
+
+def build():
+    """A run made afresh, as a new process would make it."""
+    torch.manual_seed(0)
+    data = TensorDataset(torch.randn(64, 8), torch.randn(64, 1))
+    shuffle = torch.Generator().manual_seed(1)
+    loader = DataLoader(data, batch_size=16, shuffle=True, generator=shuffle)
+    model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 1))
+    model = model.to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=EPOCHS)
+    return Run(model, optimizer, scheduler, torch.amp.GradScaler(device), loader, shuffle)
+
+
+def train_one_epoch(run):
+    run.model.train()
+    for x, y in run.loader:
+        x = x + 0.01 * torch.from_numpy(np.random.randn(*x.shape)).float()  # NumPy noise
+        if random.random() < 0.5:  # an augmentation drawn from Python's random
+            x = x.flip(1)
+        run.optimizer.zero_grad()
+        loss = nn.functional.mse_loss(run.model(x.to(device)), y.to(device))
+        run.scaler.scale(loss).backward()
+        run.scaler.step(run.optimizer)
+        run.scaler.update()
+    run.scheduler.step()
+
+
+def checkpoint(epoch, run):
+    _, key, pos, has_gauss, gauss = np.random.get_state()
+    rng = {
+        "torch": torch.get_rng_state(),
+        "loader": run.shuffle.get_state(),
+        "numpy": (torch.from_numpy(key.astype(np.int64)), pos, has_gauss, gauss),
+        "python": random.getstate(),
+    }
+    if torch.cuda.is_available():
+        rng["cuda"] = torch.cuda.get_rng_state_all()
+    return {
+        "epoch": epoch,
+        "model": run.model.state_dict(),
+        "optimizer": run.optimizer.state_dict(),
+        "scheduler": run.scheduler.state_dict(),
+        "scaler": run.scaler.state_dict(),
+        "rng": rng,  # plain tensors, tuples and numbers: torch.load reads it weights_only
+    }
+
+
+def restore(state, run, with_rng=True):
+    """Load a checkpoint into a run; return the epoch to start from."""
+    run.model.load_state_dict(state["model"])
+    run.optimizer.load_state_dict(state["optimizer"])
+    run.scheduler.load_state_dict(state["scheduler"])
+    run.scaler.load_state_dict(state["scaler"])
+    if with_rng:
+        rng = state["rng"]
+        torch.set_rng_state(rng["torch"])
+        run.shuffle.set_state(rng["loader"])
+        key, pos, has_gauss, gauss = rng["numpy"]
+        np.random.set_state(("MT19937", key.numpy().astype(np.uint32), pos, has_gauss, gauss))
+        random.setstate(rng["python"])
+        if "cuda" in rng:
+            torch.cuda.set_rng_state_all(rng["cuda"])
+    return state["epoch"] + 1
+
+
+def seed_all(seed):
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)  # CPU and every GPU
+
+
+seed_all(0)
+uninterrupted = build()
+for _ in range(EPOCHS):
+    train_one_epoch(uninterrupted)
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp, "checkpoint.pt")
+    seed_all(0)
+    stopped = build()
+    for _ in range(2):  # this run stops after epochs 0 and 1
+        train_one_epoch(stopped)
+    torch.save(checkpoint(1, stopped), path)
+
+    for with_rng in (True, False):
+        seed_all(1234)  # a new process: its random state is not the old one
+        resumed = build()
+        start = restore(torch.load(path), resumed, with_rng=with_rng)
+        for _ in range(start, EPOCHS):
+            train_one_epoch(resumed)
+        same = all(
+            torch.equal(a, b)
+            for a, b in zip(
+                uninterrupted.model.parameters(), resumed.model.parameters(), strict=True
+            )
+        )
+        what = "with" if with_rng else "without"
+        print(f"resumed at epoch {start} {what} the random states: bit-identical weights: {same}")

@@ -1,0 +1,252 @@
+r"""
+Compile and export errors
+=========================
+
+The messages ``torch.compile`` and ``torch.export`` give: a function compiled too many
+times, a graph break that ``fullgraph=True`` turns into an error, control flow that
+depends on data, and Inductor without a C++ compiler.
+
+Summary
+-------
+
+============================================  ==========================================================
+You see                                       Fix
+============================================  ==========================================================
+torch._dynamo hit config.recompile_limit      :entry:`torch.compile(fn, dynamic=True) <errors-recompile-limit>`, ``mark_dynamic(x, 0)``
+Unsupported: Data-dependent branching         :entry:`torch.where(x.sum() > 0, x + 1, x - 1) <errors-graph-break-fullgraph>`
+Could not guard on data-dependent expression  :entry:`torch.cond(pred, true_fn, false_fn, (x,)) <errors-export-data-dependent>`
+No working C++ compiler found                 :entry:`CXX=g++ <errors-no-cxx-compiler>`, ``backend="aot_eager"`` meanwhile
+============================================  ==========================================================
+"""
+
+# %%
+# .. _errors-recompile-limit:
+#
+# torch._dynamo hit config.recompile_limit (…)
+# --------------------------------------------
+# A warning, not an error: the function met more input shapes (or types, or values it
+# guards on) than ``torch._dynamo.config.recompile_limit`` graphs allow (8 by default,
+# 2 here), and from then on it runs eagerly. Dynamo logs it through ``logging``; a
+# handler keeps it here.
+import contextlib
+import io
+import logging
+
+import torch
+
+
+class Keep(logging.Handler):  # keeps the log records instead of printing them
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+dynamo_log, kept = logging.getLogger("torch._dynamo"), Keep()
+dynamo_log.addHandler(kept)
+try:  # torch's own handler prints it to stderr as well: swallowed here
+    with torch._dynamo.config.patch(recompile_limit=2), contextlib.redirect_stderr(io.StringIO()):
+        shift = torch.compile(lambda x: x.cos() + 1, backend="eager", dynamic=False)
+        for length in range(2, 6):
+            shift(torch.ones(length))
+finally:
+    dynamo_log.removeHandler(kept)
+for line in kept.messages[0].splitlines():
+    if "recompile_limit" in line or "last reason" in line:  # the other lines name the file
+        print(line.strip())
+
+# %%
+# Fix: let one graph serve every size, with ``dynamic=True`` (or
+# ``torch._dynamo.mark_dynamic(x, 0)`` on the input); sizes 0 and 1 still get graphs
+# of their own. By default Dynamo makes a size dynamic once it has seen it change,
+# which ``dynamic=False`` above turned off.
+import contextlib
+import io
+import logging
+
+import torch
+
+graphs = []
+
+
+def count(gm, example_inputs):  # a backend that counts the graphs it is given
+    graphs.append(gm)
+    return gm.forward
+
+
+class Keep(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+dynamo_log, kept = logging.getLogger("torch._dynamo"), Keep()
+dynamo_log.addHandler(kept)
+try:
+    with torch._dynamo.config.patch(recompile_limit=2), contextlib.redirect_stderr(io.StringIO()):
+        shift = torch.compile(lambda x: x.cos() + 1, backend=count, dynamic=True)
+        for length in range(2, 6):
+            shift(torch.ones(length))
+finally:
+    dynamo_log.removeHandler(kept)
+print("graphs for 4 lengths:", len(graphs), "| warnings:", len(kept.messages))
+
+# %%
+# .. _errors-graph-break-fullgraph:
+#
+# Data-dependent branching
+# ------------------------
+# With ``fullgraph=True`` every graph break is an error, ``torch._dynamo.exc.Unsupported``,
+# whose first line names the break; an ``if`` on a tensor's value is the most common
+# one, since the graph cannot hold both branches.
+import torch
+
+
+@torch.compile(fullgraph=True, backend="eager")  # Dynamo only: no code generation
+def step(x):
+    if x.sum() > 0:
+        return x + 1
+    return x - 1
+
+
+try:
+    step(torch.ones(3))
+except torch._dynamo.exc.Unsupported as err:
+    print(f"{type(err).__name__}: {str(err).splitlines()[0]}")  # the rest names files
+
+# %%
+# Fix: compute both sides and pick with ``torch.where`` (or ``torch.cond`` for branches
+# too costly to compute both); the graph then holds the choice.
+import torch
+
+
+def step(x):
+    return torch.where(x.sum() > 0, x + 1, x - 1)
+
+
+compiled = torch.compile(step, fullgraph=True, backend="eager")
+for x in (torch.ones(3), -torch.ones(3)):
+    print(compiled(x), "same as eager:", torch.equal(compiled(x), step(x)))
+
+# %%
+# .. _errors-export-data-dependent:
+#
+# Could not guard on data-dependent expression …
+# ----------------------------------------------
+# ``torch.export`` records one graph for every input, so a Python ``if`` on a tensor's
+# value (or a size read from its data) has no single answer to record.
+import contextlib
+import io
+
+import torch
+from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+
+class Step(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x + 1
+        return x - 1
+
+
+try:  # torch also logs the graph it was tracing to stderr: swallowed here
+    with contextlib.redirect_stderr(io.StringIO()):
+        torch.export.export(Step(), (torch.ones(3),))
+except GuardOnDataDependentSymNode as err:
+    print(f"{type(err).__name__}: {str(err).splitlines()[0]}")  # the rest names files
+
+# %%
+# Fix: write the branch with ``torch.cond``, which the exported graph keeps with both
+# branches, and check both on the exported program.
+import torch
+
+
+class Step(torch.nn.Module):
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, (x,))
+
+
+exported = torch.export.export(Step(), (torch.ones(3),))
+for x in (torch.ones(3), -torch.ones(3)):
+    print(exported.module()(x))
+
+# %%
+# .. _errors-no-cxx-compiler:
+#
+# No working C++ compiler found in torch._inductor.config.cpp.cxx
+# ---------------------------------------------------------------
+# On the CPU, Inductor (the default backend of ``torch.compile``) writes C++ and needs
+# a compiler; it takes the one the ``CXX`` variable names, else ``g++`` or ``clang++``.
+# Here a script runs in its own Python with ``CXX`` pointing at no compiler, and an
+# empty cache so that nothing compiled before can be reused.
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+script = textwrap.dedent(
+    """
+    import torch
+
+    fn = torch.compile(lambda x: (x.sin() + 1).sum())
+    try:
+        print(fn(torch.ones(8)))
+    except Exception as err:
+        print(f"{type(err).__name__}: {str(err).splitlines()[0]}")
+    """
+)
+with tempfile.TemporaryDirectory() as tmp:
+    Path(tmp, "script.py").write_text(script)
+    env = {**os.environ, "CXX": "/no/such/c++", "TORCHINDUCTOR_CACHE_DIR": tmp}
+    run = subprocess.run(
+        [sys.executable, "script.py"], cwd=tmp, env=env, capture_output=True, text=True, check=True
+    )
+print(run.stdout.strip())
+
+# %%
+# Fix: install one (``apt install g++``, Xcode's command-line tools, Visual Studio's
+# C++ tools) or point ``CXX`` at it; until then ``backend="aot_eager"`` runs without
+# generating code. The same script with ``CXX`` naming this machine's compiler:
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import torch
+
+script = textwrap.dedent(
+    """
+    import torch
+
+    fn = torch.compile(lambda x: (x.sin() + 1).sum())
+    print("compiled:", fn(torch.ones(8)))
+    """
+)
+compiler = shutil.which("g++") or shutil.which("clang++") or shutil.which("c++")
+if compiler:
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "script.py").write_text(script)
+        env = {**os.environ, "CXX": compiler, "TORCHINDUCTOR_CACHE_DIR": tmp}
+        run = subprocess.run(
+            [sys.executable, "script.py"],
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    print(f"CXX={Path(compiler).name}:", run.stdout.strip())
+else:
+    print("no C++ compiler on this machine")
+fallback = torch.compile(lambda x: (x.sin() + 1).sum(), backend="aot_eager")
+print('backend="aot_eager":', fallback(torch.ones(8)))

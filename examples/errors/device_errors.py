@@ -1,0 +1,276 @@
+r"""
+Device errors
+=============
+
+The messages about where tensors live: on two devices at once, on a GPU this machine
+does not have, in a forked process, or in a kernel that failed on the GPU.
+
+Summary
+-------
+
+==============================================  ==========================================================
+You see                                         Fix
+==============================================  ==========================================================
+Expected all tensors to be on the same device   :entry:`x.to(next(model.parameters()).device) <errors-same-device>`
+Found no NVIDIA driver on your system           :entry:`"cuda" if torch.cuda.is_available() else "cpu" <errors-no-nvidia-driver>`
+Torch not compiled with CUDA enabled            :entry:`torch.cuda.is_available() <errors-no-nvidia-driver>`, or a CUDA build of torch
+Attempting to deserialize object on a CUDA      :entry:`torch.load(f, map_location="cpu") <errors-deserialize-cuda>`
+Cannot re-initialize CUDA in forked subprocess  :entry:`mp.get_context("spawn") <errors-cuda-fork>`
+CUDA error: device-side assert triggered        :entry:`x.cpu()[index] <errors-device-side-assert>`, ``CUDA_LAUNCH_BLOCKING=1``
+==============================================  ==========================================================
+"""
+
+# %%
+# .. _errors-same-device:
+#
+# Expected all tensors to be on the same device, but …
+# ----------------------------------------------------
+# An operation got tensors on two devices, most often a model moved to the GPU and
+# an input left on the CPU; PyTorch never copies between devices by itself.
+import torch
+from torch import nn
+
+if torch.cuda.is_available():
+    model = nn.Linear(3, 2).cuda()
+    x = torch.randn(4, 3)  # still on the CPU
+    try:
+        model(x)
+    except RuntimeError as err:
+        print(f"{type(err).__name__}: {err}")
+else:
+    print("No GPU here; torch 2.14.1's source words it, for an argument of an operator")
+    print("(aten/src/ATen/core/adaption.cpp):")
+    print(
+        "  Expected all tensors to be on the same device, but got {argument} is on {device},"
+        " different from other tensors on {common device} (when checking argument in method"
+        " {method})"
+    )
+    print("and for an elementwise operation (aten/src/ATen/TensorIterator.cpp):")
+    print(
+        "  Expected all tensors to be on the same device, but found at least two devices,"
+        " {device} and {other device}!"
+    )
+
+# %%
+# Fix: move the inputs to the model's device (read it from a parameter), or move the
+# model with ``model.to(device)`` before making the optimizer.
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(3, 2).to(device)
+x = torch.randn(4, 3)
+out = model(x.to(next(model.parameters()).device))
+print("output on", out.device, "with shape", tuple(out.shape))
+
+# %%
+# .. _errors-no-nvidia-driver:
+#
+# Found no NVIDIA driver on your system
+# -------------------------------------
+# The code asks for ``"cuda"`` on a machine without an NVIDIA GPU and driver; a CUDA
+# build of torch (this site's) says so when CUDA starts, a CPU-only build says
+# ``Torch not compiled with CUDA enabled`` instead.
+import torch
+
+if torch.cuda.is_available():
+    print("CUDA works here:", torch.zeros(2, device="cuda").device)
+else:
+    try:
+        torch.zeros(2, device="cuda")
+    except (RuntimeError, AssertionError) as err:  # AssertionError from a CPU-only build
+        print(f"{type(err).__name__}: {err}")
+    if torch.version.cuda:  # a CUDA build: show what a CPU-only build raises instead
+        print("A CPU-only build of torch 2.14.1 raises instead (torch/cuda/__init__.py):")
+        print('  AssertionError("Torch not compiled with CUDA enabled")')
+    else:
+        print("A CUDA build of torch 2.14.1 raises instead (c10/cuda/CUDAFunctions.cpp):")
+        print("  Found no NVIDIA driver on your system. Please check that you have an NVIDIA")
+        print("  GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+
+# %%
+# Fix: choose the device from what is there; ``torch.accelerator`` also finds Apple and
+# Intel GPUs.
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print("cuda or cpu:", torch.zeros(2, device=device).device)
+accelerator = torch.accelerator.current_accelerator(check_available=True)
+print("any accelerator:", accelerator, "-> using", accelerator or torch.device("cpu"))
+
+# %%
+# .. _errors-deserialize-cuda:
+#
+# Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False
+# ----------------------------------------------------------------------------------------
+# ``torch.load`` puts each tensor back on the device it was saved from (or the one
+# ``map_location`` names), so a checkpoint saved on a GPU does not load as it is on a
+# machine without one; asking for ``map_location="cuda"`` here raises the same.
+import io
+
+import torch
+
+buffer = io.BytesIO()
+torch.save({"weight": torch.ones(2)}, buffer)
+buffer.seek(0)
+if torch.cuda.is_available():
+    print("GPU here: loaded on", torch.load(buffer, map_location="cuda")["weight"].device)
+else:
+    try:
+        torch.load(buffer, map_location="cuda")
+    except RuntimeError as err:
+        print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: say where the tensors should go: ``map_location="cpu"``, or the device this
+# machine has.
+import io
+
+import torch
+
+buffer = io.BytesIO()
+torch.save({"weight": torch.ones(2)}, buffer)
+buffer.seek(0)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+state = torch.load(buffer, map_location=device)
+print("loaded on", state["weight"].device, state["weight"])
+
+# %%
+# .. _errors-cuda-fork:
+#
+# Cannot re-initialize CUDA in forked subprocess
+# ----------------------------------------------
+# A process that has started CUDA was copied by ``fork`` (the default start method on
+# Linux, for ``multiprocessing`` and ``DataLoader`` workers) and the copy used CUDA.
+# The block runs a script in its own Python, as you would run ``python script.py``:
+# even where the parent's CUDA start fails for want of a GPU, it has marked CUDA as
+# started, and the child gets the same error as on a GPU machine.
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+script = textwrap.dedent(
+    """
+    import multiprocessing as mp
+
+    import torch
+
+
+    def ones_on_gpu(n):
+        return torch.ones(n, device="cuda").sum().item()
+
+
+    if __name__ == "__main__":
+        try:
+            torch.ones(1, device="cuda")  # the parent starts CUDA
+            print("parent: CUDA started")
+        except RuntimeError as err:
+            print(f"parent: {type(err).__name__}: {err}")
+        if "fork" in mp.get_all_start_methods():
+            with mp.get_context("fork").Pool(1) as pool:
+                try:
+                    print("child:", pool.apply(ones_on_gpu, (3,)))
+                except RuntimeError as err:
+                    print(f"child: {type(err).__name__}: {err}")
+        else:
+            print("no fork on this system: its processes start by spawn already")
+    """
+)
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp, "script.py")
+    path.write_text(script)
+    run = subprocess.run(
+        [sys.executable, path.name], cwd=tmp, capture_output=True, text=True, check=True
+    )
+print(run.stdout.strip())
+
+# %%
+# Fix: start the processes with ``spawn`` (or ``forkserver``): each child starts its own
+# CUDA. With no GPU here the spawned child gets as far as looking for the driver,
+# which is not the fork error.
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+script = textwrap.dedent(
+    """
+    import multiprocessing as mp
+
+    import torch
+
+
+    def ones_on_gpu(n):
+        try:
+            return torch.ones(n, device="cuda").sum().item()
+        except RuntimeError as err:
+            return f"{type(err).__name__}: {err}"
+
+
+    if __name__ == "__main__":
+        try:
+            torch.ones(1, device="cuda")
+            print("parent: CUDA started")
+        except RuntimeError as err:
+            print(f"parent: {type(err).__name__}: {err}")
+        with mp.get_context("spawn").Pool(1) as pool:
+            print("child:", pool.apply(ones_on_gpu, (3,)))
+    """
+)
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp, "script.py")
+    path.write_text(script)
+    run = subprocess.run(
+        [sys.executable, path.name], cwd=tmp, capture_output=True, text=True, check=True
+    )
+print(run.stdout.strip())
+
+# %%
+# .. _errors-device-side-assert:
+#
+# CUDA error: device-side assert triggered
+# ----------------------------------------
+# A check inside a GPU kernel failed (most often an index out of range: a class label
+# or a token id too large), and CUDA reports it later, at some other call; after it the
+# process's CUDA context is unusable, so a GPU machine raises it here in a fresh Python.
+import subprocess
+import sys
+
+import torch
+
+if torch.cuda.is_available():
+    script = (
+        "import torch\n"
+        "x = torch.zeros(3, device='cuda')\n"
+        "try:\n"
+        "    print(x[torch.tensor([5], device='cuda')])\n"
+        "except Exception as err:\n"
+        "    print(f'{type(err).__name__}: {str(err).splitlines()[0]}')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    print(run.stdout.strip())  # the process may exit with an error as CUDA shuts down
+else:
+    print("No GPU here; torch 2.14.1's source (c10/cuda/CUDAException.cpp) starts the message")
+    print('with "CUDA error: " followed by the CUDA runtime\'s cudaGetErrorString(err), which')
+    print("for a failed assert in a kernel (cudaErrorAssert) reads:")
+    print("  CUDA error: device-side assert triggered")
+
+# %%
+# Fix: run the same step on the CPU, where the check raises a readable error at the line
+# that failed (or set ``CUDA_LAUNCH_BLOCKING=1`` before starting Python, so the GPU error
+# comes from the right call), then correct the indices.
+import torch
+
+x = torch.zeros(3)
+index = torch.tensor([5])
+try:
+    x[index]
+except IndexError as err:
+    print(f"on the CPU: {type(err).__name__}: {err}")
+in_range = index[(index >= 0) & (index < len(x))]
+print("indices in range:", in_range.tolist(), "->", x[in_range])

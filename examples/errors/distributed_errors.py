@@ -1,0 +1,139 @@
+r"""
+Distributed errors
+==================
+
+The messages ``torch.distributed`` raises before any training starts: no process group,
+a script started without a launcher, and ``nccl`` on a machine without a GPU.
+
+Summary
+-------
+
+===============================================  ==========================================================
+You see                                          Fix
+===============================================  ==========================================================
+Default process group has not been initialized   :entry:`dist.init_process_group("gloo") <errors-no-process-group>` first
+environment variable RANK expected, but not set  :entry:`torchrun --nproc-per-node=2 train.py <errors-env-rank>`
+ProcessGroupNCCL is only supported with GPUs     :entry:`"nccl" if torch.cuda.is_available() else "gloo" <errors-nccl-no-gpu>`
+===============================================  ==========================================================
+"""
+
+# %%
+# .. _errors-no-process-group:
+#
+# Default process group has not been initialized, please make sure to call init_process_group.
+# --------------------------------------------------------------------------------------------
+# A ``torch.distributed`` call (``get_rank``, a collective, ``DistributedSampler``
+# without ``num_replicas``) ran before this process joined a group.
+import torch.distributed as dist
+
+try:
+    dist.get_rank()
+except ValueError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: call ``init_process_group`` first (a launcher such as ``torchrun`` tells it where
+# to meet; here a file, for a world of one) and ``destroy_process_group`` at the end.
+import tempfile
+from pathlib import Path
+
+import torch.distributed as dist
+
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group(
+        "gloo", init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+    )
+    print("rank", dist.get_rank(), "of", dist.get_world_size())
+    dist.destroy_process_group()
+
+# %%
+# .. _errors-env-rank:
+#
+# Error initializing torch.distributed using env:// rendezvous: environment variable RANK expected, but not set
+# -------------------------------------------------------------------------------------------------------------
+# ``init_process_group()`` with no ``init_method`` reads ``RANK``, ``WORLD_SIZE``,
+# ``MASTER_ADDR`` and ``MASTER_PORT`` from the environment, which a launcher sets; a
+# script started with plain ``python train.py`` has none of them.
+import torch.distributed as dist
+
+try:
+    dist.init_process_group("gloo")
+except ValueError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: start the script with ``torchrun``, which runs one process per rank with the
+# variables set (or pass ``init_method``, ``rank`` and ``world_size`` yourself, as above).
+# Here ``python -m torch.distributed.run`` (the same program as ``torchrun``) starts two:
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+script = textwrap.dedent(
+    """
+    import os
+
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")  # reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+    print(f"rank {dist.get_rank()} of {dist.get_world_size()}, RANK={os.environ['RANK']}")
+    dist.destroy_process_group()
+    """
+)
+with tempfile.TemporaryDirectory() as tmp:
+    Path(tmp, "train.py").write_text(script)
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    run = subprocess.run(
+        [*command, "--nproc-per-node=2", "train.py"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+print("\n".join(sorted(run.stdout.splitlines())))  # the ranks print in any order
+
+# %%
+# .. _errors-nccl-no-gpu:
+#
+# ProcessGroupNCCL is only supported with GPUs, no GPUs found!
+# ------------------------------------------------------------
+# The ``nccl`` backend moves CUDA tensors between GPUs, and this machine has none; a
+# training script written for GPUs meets it on a laptop or a CPU-only CI runner.
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+
+if torch.cuda.is_available():
+    print("GPU here: nccl would start; nothing to show")
+else:
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            dist.init_process_group(
+                "nccl", init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+            )
+        except ValueError as err:
+            print(f"{type(err).__name__}: {err}")
+    print("a group was left initialized:", dist.is_initialized())
+
+# %%
+# Fix: pick the backend from the hardware (``gloo`` runs on CPUs), or give one per
+# device type, ``"cpu:gloo,cuda:nccl"``.
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+
+backend = "nccl" if torch.cuda.is_available() else "gloo"
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group(
+        backend, init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+    )
+    total = torch.ones(2, device="cuda" if backend == "nccl" else "cpu")
+    dist.all_reduce(total)
+    print(f"backend {dist.get_backend()}: all_reduce ran, {total}")
+    dist.destroy_process_group()

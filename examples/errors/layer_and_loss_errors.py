@@ -1,0 +1,342 @@
+r"""
+Layer and loss errors
+=====================
+
+The messages ``nn`` layers and losses raise about their inputs: channels, dimensions
+and dtypes a layer refuses, and targets a loss cannot use.
+
+Summary
+-------
+
+====================================================  ==========================================================
+You see                                               Fix
+====================================================  ==========================================================
+expected input to have 3 channels, but got            :entry:`x.permute(0, 3, 1, 2) <errors-conv-channels>`, ``in_channels=x.shape[1]``
+Expected 3D (unbatched) or 4D (batched) input         :entry:`x.unsqueeze(0) <errors-conv-input-dims>`
+Input type and bias type should be the same           :entry:`x.float() <errors-conv-input-type>`, ``torch.autocast``
+Target is out of bounds                               :entry:`labels - 1 <errors-target-out-of-bounds>`, ``num_classes = labels.max() + 1``
+expected target dtype to be Long or Byte              :entry:`target.long() <errors-target-dtype-long>`
+Found dtype Long but expected Float                   :entry:`target.float() <errors-bce-target-float>`
+Expected input batch_size to match target batch_size  :entry:`target.reshape(-1) <errors-batch-size-mismatch>`
+index out of range in self                            :entry:`nn.Embedding(ids.max() + 1, dim) <errors-embedding-index>`
+Expected more than 1 value per channel when training  :entry:`model.eval() <errors-batchnorm-one-value>`, ``DataLoader(drop_last=True)``
+Using a target size that is different to the input    :entry:`target.view(-1, 1) <errors-mse-target-size>`, ``output.squeeze(1)``
+====================================================  ==========================================================
+"""
+
+# %%
+# .. _errors-conv-channels:
+#
+# Given groups=1, weight of size […], expected input[…] to have … channels, but got … channels instead
+# ----------------------------------------------------------------------------------------------------
+# A convolution reads channels from dimension 1 (``N, C, H, W``), and the input has a
+# different number there: images from NumPy or PIL are usually ``N, H, W, C``, and a
+# grayscale image has 1 channel where the layer expects 3.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+conv = nn.Conv2d(3, 16, kernel_size=3)
+images = torch.rand(8, 32, 32, 3)  # height, width, then the 3 colour channels
+try:
+    conv(images)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: move the channels to dimension 1 with ``permute`` (or build the layer with
+# ``in_channels`` equal to the input's ``shape[1]``).
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+conv = nn.Conv2d(3, 16, kernel_size=3)
+images = torch.rand(8, 32, 32, 3).permute(0, 3, 1, 2)  # N, C, H, W
+print("input:", tuple(images.shape), "-> output:", tuple(conv(images).shape))
+
+# %%
+# .. _errors-conv-input-dims:
+#
+# Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: […]
+# -----------------------------------------------------------------------------------
+# ``Conv2d`` takes ``C, H, W`` or ``N, C, H, W``; one grayscale image as ``H, W`` lacks
+# its channel dimension, and a stack of batches has one dimension too many.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+conv = nn.Conv2d(1, 4, kernel_size=3)
+image = torch.rand(28, 28)  # one grayscale image, no channel or batch dimension
+try:
+    conv(image)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: add the missing dimensions with ``unsqueeze`` (or index with ``None``).
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+conv = nn.Conv2d(1, 4, kernel_size=3)
+image = torch.rand(28, 28)
+print("C, H, W:   ", tuple(conv(image.unsqueeze(0)).shape))
+print("N, C, H, W:", tuple(conv(image[None, None]).shape))
+
+# %%
+# .. _errors-conv-input-type:
+#
+# Input type (…) and bias type (…) should be the same
+# ---------------------------------------------------
+# A convolution got an input whose dtype differs from its parameters': ``float64``
+# from NumPy, or ``float16`` data fed to a ``float32`` model outside ``autocast``.
+import numpy as np
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+conv = nn.Conv2d(3, 4, kernel_size=3)
+images = torch.from_numpy(np.random.default_rng(0).random((2, 3, 8, 8)))  # float64
+try:
+    conv(images)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+try:
+    conv(images.half())
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: convert the input to the layer's dtype, or run the model under ``torch.autocast``,
+# which casts inputs and weights per operation.
+import numpy as np
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+conv = nn.Conv2d(3, 4, kernel_size=3)
+images = torch.from_numpy(np.random.default_rng(0).random((2, 3, 8, 8)))
+print("x.float():", conv(images.float()).dtype)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    print("autocast: ", conv(images.float()).dtype)
+
+# %%
+# .. _errors-target-out-of-bounds:
+#
+# Target … is out of bounds.
+# --------------------------
+# ``CrossEntropyLoss`` and ``NLLLoss`` want class indices from 0 to ``C - 1`` for ``C``
+# scores per sample; labels numbered from 1, or more classes than the model's output
+# layer has, give an index of ``C`` or more.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(4, 3)  # 3 classes
+labels = torch.tensor([1, 2, 3, 1])  # numbered 1 to 3
+try:
+    nn.functional.cross_entropy(logits, labels)
+except IndexError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: number the classes from 0, or size the output layer for every label there is
+# (``labels.max() + 1`` classes).
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(4, 3)
+labels = torch.tensor([1, 2, 3, 1])
+print("classes needed:", labels.max().item() + 1, "| classes given:", logits.shape[1])
+print("loss with labels - 1:", nn.functional.cross_entropy(logits, labels - 1))
+
+# %%
+# .. _errors-target-dtype-long:
+#
+# expected target dtype to be Long or Byte, but got …
+# ---------------------------------------------------
+# Class-index targets for ``CrossEntropyLoss`` and ``NLLLoss`` must be integers
+# (``int64``); float labels of shape ``(N,)`` are refused (float targets of shape
+# ``(N, C)`` are read as class probabilities instead). Older releases say
+# "expected scalar type Long but found Float".
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(4, 3)
+labels = torch.tensor([0.0, 2.0, 1.0, 0.0])  # class indices stored as floats
+try:
+    nn.functional.cross_entropy(logits, labels)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: convert the labels with ``long()`` (or make them ``int64`` in the data set).
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(4, 3)
+labels = torch.tensor([0.0, 2.0, 1.0, 0.0]).long()
+print(labels.dtype, nn.functional.cross_entropy(logits, labels))
+
+# %%
+# .. _errors-bce-target-float:
+#
+# Found dtype Long but expected Float
+# -----------------------------------
+# ``BCELoss`` needs float targets (probabilities between 0 and 1), and labels
+# ``0``/``1`` made with ``torch.tensor([0, 1])`` are integers; ``BCEWithLogitsLoss``
+# refuses them with :ref:`errors-result-type-cast`.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+probabilities = torch.rand(4)
+labels = torch.tensor([0, 1, 1, 0])
+try:
+    nn.BCELoss()(probabilities, labels)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: give the loss float targets.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+probabilities = torch.rand(4)
+labels = torch.tensor([0, 1, 1, 0])
+print("BCELoss:", nn.BCELoss()(probabilities, labels.float()))
+
+# %%
+# .. _errors-batch-size-mismatch:
+#
+# Expected input batch_size (…) to match target batch_size (…).
+# -------------------------------------------------------------
+# The loss got a different number of score rows than targets; with sequences, the
+# scores were flattened to ``(N * T, C)`` and the targets were left as ``(N, T)``.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(2, 5, 10)  # 2 sequences of 5 tokens, 10 classes
+targets = torch.randint(0, 10, (2, 5))
+try:
+    nn.functional.cross_entropy(logits.reshape(-1, 10), targets)
+except ValueError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: flatten the targets the same way (``reshape(-1)``), so there is one per row.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(2, 5, 10)
+targets = torch.randint(0, 10, (2, 5))
+flat_logits, flat_targets = logits.reshape(-1, 10), targets.reshape(-1)
+print(tuple(flat_logits.shape), tuple(flat_targets.shape))
+print("loss:", nn.functional.cross_entropy(flat_logits, flat_targets))
+
+# %%
+# .. _errors-embedding-index:
+#
+# index out of range in self
+# --------------------------
+# An ``nn.Embedding`` with ``num_embeddings=n`` has rows 0 to ``n - 1``, and a token id
+# (or any index) is ``n`` or more: a vocabulary that grew, or a padding id past the end.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+embedding = nn.Embedding(num_embeddings=10, embedding_dim=4)
+token_ids = torch.tensor([[1, 5, 10]])  # 10 is one past the last row
+try:
+    embedding(token_ids)
+except IndexError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: size the table for the largest id (``max() + 1``), and check ids against it.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+token_ids = torch.tensor([[1, 5, 10]])
+embedding = nn.Embedding(num_embeddings=int(token_ids.max()) + 1, embedding_dim=4)
+print("rows:", embedding.num_embeddings, "| output:", tuple(embedding(token_ids).shape))
+
+# %%
+# .. _errors-batchnorm-one-value:
+#
+# Expected more than 1 value per channel when training, got input size …
+# ----------------------------------------------------------------------
+# In training mode ``BatchNorm`` normalises with the batch's own statistics, which one
+# sample per channel cannot give: a single-sample prediction left in ``train()``, or a
+# last batch of size 1.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU())
+one_sample = torch.randn(1, 4)
+try:
+    model(one_sample)
+except ValueError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: predict in ``eval()`` mode (running statistics), and drop a last batch of one
+# in training with ``drop_last=True``.
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU())
+print("eval():", tuple(model.eval()(torch.randn(1, 4)).shape))
+data = TensorDataset(torch.randn(9, 4))
+print("batch sizes:", [len(b) for (b,) in DataLoader(data, batch_size=4)])
+print("drop_last:  ", [len(b) for (b,) in DataLoader(data, batch_size=4, drop_last=True)])
+
+# %%
+# .. _errors-mse-target-size:
+#
+# Using a target size (…) that is different to the input size (…)
+# ---------------------------------------------------------------
+# A ``UserWarning``, not an error: the model's output is ``(N, 1)`` and the target
+# ``(N,)``, so ``MSELoss`` broadcasts them to ``(N, N)`` and averages the wrong
+# differences; the loss is silently wrong.
+import warnings
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+output = torch.randn(4, 1)  # a regression model's output, one column
+target = torch.randn(4)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    loss = nn.functional.mse_loss(output, target)
+for warning in caught:
+    print(f"{warning.category.__name__}: {warning.message}")
+print("loss computed:", loss.item())
+
+# %%
+# Fix: give both the same shape; the loss then matches the mean of the squared
+# differences, with no warning.
+import warnings
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+output = torch.randn(4, 1)
+target = torch.randn(4)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    loss = nn.functional.mse_loss(output, target.view(-1, 1))
+print("warnings:", len(caught), "| loss:", loss.item())
+print("by hand: ", ((output.squeeze(1) - target) ** 2).mean().item())

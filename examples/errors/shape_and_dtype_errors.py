@@ -1,0 +1,329 @@
+r"""
+Shape and dtype errors
+======================
+
+The messages PyTorch raises when shapes do not line up, dtypes do not match or an index
+falls outside a tensor, each raised here for real with the fix beside it.
+
+Summary
+-------
+
+======================================================  ==========================================================
+You see                                                 Fix
+======================================================  ==========================================================
+mat1 and mat2 shapes cannot be multiplied               :entry:`nn.Linear(x.shape[-1], out) <errors-mat1-mat2-shapes>`, ``nn.LazyLinear(out)``
+The size of tensor a must match the size of tensor b    :entry:`b.unsqueeze(1) <errors-size-must-match>`: line the sizes up from the right
+shape is invalid for input of size                      :entry:`x.view(2, -1) <errors-shape-invalid>`: sizes whose product is ``x.numel()``
+view size is not compatible with size and stride        :entry:`x.reshape(12) <errors-view-not-compatible>`, ``x.contiguous().view(12)``
+mat1 and mat2 must have the same dtype                  :entry:`x.float() <errors-mat1-mat2-dtype>`, ``torch.from_numpy(a).float()``
+Dimension out of range                                  :entry:`x.unsqueeze(0) <errors-dimension-out-of-range>`, ``dim=-1``
+stack expects each tensor to be equal size              :entry:`pad_sequence(seqs, batch_first=True) <errors-stack-equal-size>`, ``torch.cat``
+Boolean value of Tensor is ambiguous                    :entry:`(x > 0).any() <errors-bool-ambiguous>`, ``.all()``, ``torch.where``
+a Tensor with N elements cannot be converted to Scalar  :entry:`loss.mean().item() <errors-item-one-element>`, ``x.tolist()``
+index is out of bounds for dimension                    :entry:`x[len(x) - 1] <errors-index-out-of-bounds>`, ``x[-1]``
+result type Float can\'t be cast to output type Long    :entry:`x = x / 2 <errors-result-type-cast>`, ``target.float()``
+======================================================  ==========================================================
+"""
+
+# %%
+# .. _errors-mat1-mat2-shapes:
+#
+# mat1 and mat2 shapes cannot be multiplied
+# -----------------------------------------
+# A ``nn.Linear`` layer (or ``@``) got an input whose last size is not the layer's
+# ``in_features``; in ``(4x8 and 10x5)`` the first pair is the input flattened to 2-D,
+# the second the layer's weight transposed.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+layer = nn.Linear(10, 5)
+x = torch.randn(4, 8)  # 8 features per sample, the layer expects 10
+try:
+    layer(x)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: build the layer from the input's last size, or let ``nn.LazyLinear`` read it on
+# the first call.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+x = torch.randn(4, 8)
+print("Linear(x.shape[-1], 5):", nn.Linear(x.shape[-1], 5)(x).shape)
+lazy = nn.LazyLinear(5)
+print("LazyLinear(5):         ", lazy(x).shape, "| in_features became", lazy.in_features)
+
+# %%
+# .. _errors-size-must-match:
+#
+# The size of tensor a (…) must match the size of tensor b (…) at non-singleton dimension …
+# -----------------------------------------------------------------------------------------
+# An elementwise operation broadcasts its operands by comparing sizes from the last
+# dimension backwards, and two sizes there differ while neither is 1: here a (4, 3)
+# table and one value per row, shape (4,), are lined up against the 3 columns.
+import torch
+
+table = torch.ones(4, 3)
+per_row = torch.tensor([1.0, 2.0, 3.0, 4.0])
+try:
+    table * per_row
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: give the smaller tensor a size-1 dimension where it should repeat, so ``(4, 1)``
+# broadcasts against ``(4, 3)``.
+import torch
+
+table = torch.ones(4, 3)
+per_row = torch.tensor([1.0, 2.0, 3.0, 4.0])
+print(table * per_row.unsqueeze(1))  # per_row[:, None] is the same
+
+# %%
+# .. _errors-shape-invalid:
+#
+# shape \'[…]\' is invalid for input of size …
+# --------------------------------------------
+# ``view`` or ``reshape`` was asked for a shape whose sizes multiply to a different
+# number of elements than the tensor holds: 3 × 4 = 12, but it has 10.
+import torch
+
+x = torch.arange(10)
+try:
+    x.view(3, 4)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: ask for sizes whose product is ``x.numel()``; ``-1`` lets PyTorch work one out,
+# and fails the same way when it does not divide.
+import torch
+
+x = torch.arange(10)
+print("numel:", x.numel())
+print("view(2, -1):", x.view(2, -1).shape)
+
+# %%
+# .. _errors-view-not-compatible:
+#
+# view size is not compatible with input tensor\'s size and stride
+# ----------------------------------------------------------------
+# ``view`` never copies, so it needs the elements already laid out in memory in the
+# new order; after ``t()``, ``transpose`` or ``permute`` they are not (the tensor is
+# not contiguous).
+import torch
+
+x = torch.arange(12.0).reshape(3, 4).t()
+print("contiguous:", x.is_contiguous())
+try:
+    x.view(12)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: ``reshape`` returns a view when it can and copies when it must;
+# ``contiguous().view`` copies first and says so.
+import torch
+
+x = torch.arange(12.0).reshape(3, 4).t()
+print("reshape(12):          ", x.reshape(12))
+print("contiguous().view(12):", x.contiguous().view(12))
+
+# %%
+# .. _errors-mat1-mat2-dtype:
+#
+# mat1 and mat2 must have the same dtype
+# --------------------------------------
+# The input and the layer's weight have different dtypes; the usual source is NumPy,
+# whose arrays are ``float64`` (Double) while ``nn`` layers are ``float32`` (Float),
+# and ``torch.from_numpy`` keeps the dtype.
+import numpy as np
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+layer = nn.Linear(3, 2)
+x = torch.from_numpy(np.random.default_rng(0).random((4, 3)))
+print("input:", x.dtype, "| weight:", layer.weight.dtype)
+try:
+    layer(x)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: convert the input to the model's dtype (or the model with ``.double()``, at twice
+# the memory).
+import numpy as np
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+layer = nn.Linear(3, 2)
+x = torch.from_numpy(np.random.default_rng(0).random((4, 3))).float()
+print(layer(x).dtype, layer(x).shape)
+
+# %%
+# .. _errors-dimension-out-of-range:
+#
+# Dimension out of range (expected to be in range of […], but got …)
+# ------------------------------------------------------------------
+# A ``dim`` argument names a dimension the tensor does not have; the usual case is one
+# sample without its batch dimension, so the class scores sit in ``dim=0``, not 1.
+import torch
+
+torch.manual_seed(0)
+scores = torch.randn(10)  # one sample's 10 class scores, no batch dimension
+try:
+    torch.softmax(scores, dim=1)
+except IndexError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: add the batch dimension (``unsqueeze(0)``), or count from the end with
+# ``dim=-1``, which works with and without it.
+import torch
+
+torch.manual_seed(0)
+scores = torch.randn(10)
+print("unsqueeze(0):", torch.softmax(scores.unsqueeze(0), dim=1).shape)
+probabilities = torch.softmax(scores, dim=-1)
+print("dim=-1:      ", probabilities.shape, "sums to", probabilities.sum())
+
+# %%
+# .. _errors-stack-equal-size:
+#
+# stack expects each tensor to be equal size, but got […] at entry … and […] at entry …
+# -------------------------------------------------------------------------------------
+# ``torch.stack`` adds a new dimension, so every tensor must have the same shape; here
+# two sequences of different lengths.
+import torch
+
+short, long = torch.ones(3), torch.ones(5)
+try:
+    torch.stack([short, long])
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: pad them to one length (``pad_sequence``), or join them end to end with
+# ``torch.cat`` if a new dimension was not what you meant.
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+short, long = torch.ones(3), torch.ones(5)
+print("pad_sequence:\n", pad_sequence([short, long], batch_first=True))
+print("cat:", torch.cat([short, long]).shape)
+
+# %%
+# .. _errors-bool-ambiguous:
+#
+# Boolean value of Tensor with more than one value is ambiguous
+# -------------------------------------------------------------
+# ``if``, ``and``, ``or``, ``not`` and ``while`` need one truth value, and a comparison
+# of a tensor with several elements gives one per element.
+import torch
+
+x = torch.tensor([0.5, -1.0, 2.0])
+try:
+    if x > 0:
+        print("positive")
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: say which truth you mean: ``any()`` or ``all()`` for one answer, ``torch.where``
+# for one per element.
+import torch
+
+x = torch.tensor([0.5, -1.0, 2.0])
+print("any positive:", bool((x > 0).any()), "| all positive:", bool((x > 0).all()))
+print("per element: ", torch.where(x > 0, x, torch.zeros_like(x)))
+
+# %%
+# .. _errors-item-one-element:
+#
+# a Tensor with … elements cannot be converted to Scalar
+# ------------------------------------------------------
+# ``item()`` (and ``float()``, ``int()``) turn a one-element tensor into a Python
+# number; a loss computed with ``reduction="none"`` still holds one value per sample.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+loss = nn.functional.mse_loss(torch.randn(4), torch.zeros(4), reduction="none")
+try:
+    loss.item()
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: reduce first (``mean()``, ``sum()``), or take all the values with ``tolist()``.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+loss = nn.functional.mse_loss(torch.randn(4), torch.zeros(4), reduction="none")
+print("mean().item():", loss.mean().item())
+print("tolist():     ", loss.tolist())
+
+# %%
+# .. _errors-index-out-of-bounds:
+#
+# index … is out of bounds for dimension … with size …
+# ----------------------------------------------------
+# Indices run from 0 to ``size - 1``, so ``x[len(x)]`` is one past the end; on a GPU the
+# same mistake in a kernel becomes :ref:`errors-device-side-assert`.
+import torch
+
+x = torch.arange(5) * 10
+try:
+    x[len(x)]
+except IndexError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: the last element is ``x[len(x) - 1]``, or ``x[-1]``; check computed indices
+# against the size before using them.
+import torch
+
+x = torch.arange(5) * 10
+index = torch.tensor([0, 4, 5])
+print("x[len(x) - 1] =", x[len(x) - 1].item(), "| x[-1] =", x[-1].item())
+print("indices in range:", ((index >= 0) & (index < len(x))).tolist())
+
+# %%
+# .. _errors-result-type-cast:
+#
+# result type Float can\'t be cast to the desired output type Long
+# ----------------------------------------------------------------
+# An in-place operation must keep its tensor's dtype, and dividing integers gives
+# floats; ``BCEWithLogitsLoss`` with integer targets raises the same message.
+import torch
+from torch import nn
+
+counts = torch.tensor([3, 4, 5])
+try:
+    counts /= 2
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+logits, labels = torch.zeros(3), torch.tensor([0, 1, 1])
+try:
+    nn.functional.binary_cross_entropy_with_logits(logits, labels)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: compute out of place (a new float tensor) or divide with a rounding mode that
+# stays integer; give the loss float targets.
+import torch
+from torch import nn
+
+counts = torch.tensor([3, 4, 5])
+print("counts / 2:              ", counts / 2)
+print("div(2, rounding_mode=...):", counts.div(2, rounding_mode="floor"))
+logits, labels = torch.zeros(3), torch.tensor([0, 1, 1])
+print("loss:", nn.functional.binary_cross_entropy_with_logits(logits, labels.float()))
