@@ -115,10 +115,20 @@ def normalise(text: str, rules: Rules | None = None) -> str:
 def printed_messages(output: str, rules: Rules | None = None) -> list[str]:
     """Find the error messages in a block of printed output, each normalised.
 
-    A message is the line that holds an exception marker, from the marker on: the
-    lines a page prints after it are the page's own, and the first line of a long
-    message is the part that stays the same.
+    A message starts at a line that holds an exception marker and goes on over the
+    lines torch continues it with: the line after one that ends in a colon
+    (``RuntimeError:``), and indented lines (``Missing key(s) in state_dict`` after a
+    tab). Any other line is the page's own print, and ends the message.
     """
     rules = rules or load_rules()
-    lines = (line for line in output.splitlines() if rules.compiled_marker.search(line))
-    return [m for m in (normalise(line, rules) for line in lines) if m]
+    found: list[list[str]] = []
+    for line in output.splitlines():
+        last = found[-1][-1] if found and found[-1] else ""
+        if rules.compiled_marker.search(line):
+            found.append([line])
+        elif last and line.strip() and (last.rstrip().endswith(":") or line[:1].isspace()):
+            found[-1].append(line)
+        elif found:
+            found.append([])  # the page's own line: the message before it has ended
+    messages = (normalise(" ".join(lines), rules) for lines in found if lines)
+    return [m for m in messages if m]

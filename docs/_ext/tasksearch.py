@@ -6,15 +6,15 @@ of its fields, which ``_static/tasksearch.js`` ranks with BM25F (a field's words
 by the field's weight):
 
 - ``title``: the heading;
-- ``want``: the first cell of every table row that links to the entry, in a page's
-  Summary or in the quick reference (a table whose first column is "You want", or on
-  the errors pages "You see");
+- ``want``: the "You want" cell of every table row that links to the entry, in a page's
+  Summary or in the quick reference;
 - ``phrases``: the words ``docs/search_terms.toml`` (``tasksearch_terms``) gives the
   entry, by label or by page and heading; a target that does not exist fails the build.
   The ranking does well without them (``TaskSearch.search(q, n, {phrases: false})``);
 - ``prose``: the section's own text; ``code``: the names and words of its code;
   ``output``: the names (dotted, underscored, camel-cased) its code printed;
-- ``errors``: the error messages its code printed, normalised by ``errortext.py``.
+- ``errors``: the error messages its code printed (and an errors entry's heading, which
+  is its message), normalised by ``errortext.py``.
 
 The index also carries what the browser must do the same way as the build: the stop
 words, the synonym groups of ``docs/search_synonyms.toml`` (``tasksearch_synonyms``),
@@ -48,9 +48,10 @@ logger = logging.getLogger(__name__)
 
 INDEX_FILE = "search-index.js"
 SUMMARY_HEADING = "Summary"
-# The first header cell of a table whose rows describe the entries they link: a page's
-# Summary and the quick reference ("You want"), the errors pages' Summary ("You see").
-WANT_HEADERS = ("You want", "You see")
+# The first header cell of a table whose rows describe the entries they link, in a page's
+# Summary and in the quick reference. (The errors pages' "You see" cells repeat their
+# entries' headings, which the heading and message fields hold already.)
+WANT_HEADER = "You want"
 # The fields of a record, in the order the index lists them (tasksearch.js weighs them,
 # and stems the heading itself: it has the title).
 FIELDS = ("want", "phrases", "prose", "code", "output")
@@ -76,6 +77,9 @@ _TAG = re.compile(r"<[^>]*>")
 # "matches"); its names are what a reader may search for.
 _IDENTIFIER = re.compile(r"[A-Za-z][\w.]*(?:[_.][\w.]*[A-Za-z0-9]|[a-z][A-Z]\w*)")
 _STEMMER = snowballstemmer.stemmer("english")
+# An errors entry (examples/errors/) is labelled errors-<slug>, and its heading is the
+# stable part of its message (CONTRIBUTING.md): a message to match, like a printed one.
+ERROR_LABEL_PREFIX = "errors-"
 # A note the since extension puts under an entry's heading: not the entry's own words.
 _SINCE_NOTE = "since-note"
 
@@ -132,7 +136,8 @@ class Record:
         and of the names its code printed: each word once, sorted (a count says little
         in these longer fields, and sorted words compress best).
     errors : tuple of str
-        The error messages the section's code printed, normalised.
+        The error messages the section's code printed, and an errors entry's heading,
+        normalised.
     """
 
     anchor: str
@@ -306,11 +311,11 @@ def _is_want_table(node: nodes.Node) -> bool:
         return False
     header = next(node.findall(nodes.thead), None)
     first = next(header.findall(nodes.entry), None) if header is not None else None
-    return first is not None and first.astext().strip() in WANT_HEADERS
+    return first is not None and first.astext().strip() == WANT_HEADER
 
 
 def want_rows(doctree: nodes.document) -> list[tuple[str, str]]:
-    """``(label, first cell)`` for each row of a "You want" table that links an entry."""
+    """``(label, "You want" cell)`` for each row of a "You want" table that links an entry."""
     found = []
     for table in doctree.findall(_is_want_table):
         for row in table.findall(nodes.row):
@@ -327,10 +332,15 @@ def _sorted_set(words: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(set(words)))
 
 
-def _record(section: nodes.section, title: str, anchor: str, phrases: list[str]) -> Record:
+def _record(
+    section: nodes.section, title: str, anchor: str, phrases: list[str], *, error_entry: bool
+) -> Record:
     own = _own_nodes(section)
     paragraph = next((n for n in own if isinstance(n, nodes.paragraph)), None)
     text = _split_text(own)
+    messages = errortext.printed_messages(text.output)
+    if error_entry:
+        messages.append(errortext.normalise(title))
     return Record(
         anchor=anchor,
         title=title,
@@ -340,7 +350,7 @@ def _record(section: nodes.section, title: str, anchor: str, phrases: list[str])
         prose=_sorted_set(stems(text.prose)),
         code=_sorted_set(s for s in stems(text.code) if s not in _CODE_NOISE),
         output=_sorted_set(stems(" ".join(_IDENTIFIER.findall(text.output)))),
-        errors=tuple(dict.fromkeys(errortext.printed_messages(text.output))),
+        errors=tuple(dict.fromkeys(m for m in messages if m)),
     )
 
 
@@ -367,7 +377,8 @@ def read_page(
             # "main" entries rank with titles, the others after every other result.
             entries = [("single", p, anchor, "main", None) for p in phrases + own_wants]
             section.insert(1, addnodes.index(entries=entries, inline=False))
-        records.append(_record(section, title, anchor, phrases))
+        error_entry = anchor in labels and anchor.startswith(ERROR_LABEL_PREFIX)
+        records.append(_record(section, title, anchor, phrases, error_entry=error_entry))
     return Page(records=tuple(records), wants=tuple(wants))
 
 
@@ -501,4 +512,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("doctree-read", _read_page)
     app.connect("env-check-consistency", _check_targets)
     app.connect("build-finished", _write_index)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 6}

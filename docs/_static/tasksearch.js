@@ -118,11 +118,16 @@ const TaskSearch = (() => {
 
   // -- Error messages: the rules of docs/_ext/errortext.toml, as the build applied them --
 
+  /** The text from its last exception marker on, or all of it (errortext.message). */
+  const messageOf = (text) => {
+    const starts = [...text.matchAll(index.errors.markerAll)];
+    return starts.length ? text.slice(starts[starts.length - 1].index) : text;
+  };
+
   /** The stable part of an error message (errortext.normalise, in JavaScript). */
   const normaliseError = (text) => {
     const rules = index.errors;
-    const starts = [...text.matchAll(rules.markerAll)];
-    if (starts.length) text = text.slice(starts[starts.length - 1].index);
+    text = messageOf(text);
     for (const pattern of rules.dropPatterns) text = text.replace(pattern, " ");
     return text.toLowerCase().split(/\s+/).filter(Boolean).slice(0, rules.max_words).join(" ");
   };
@@ -136,7 +141,8 @@ const TaskSearch = (() => {
     return { tf, length };
   };
 
-  const messageOf = (text) => {
+  /** A normalised message as the ranking compares it: its stems, and its word pairs. */
+  const printedMessage = (text) => {
     const all = words(text).map((w) => w.stem);
     return { pairs: pairs(all), words: new Set(all) };
   };
@@ -165,7 +171,7 @@ const TaskSearch = (() => {
       name: title.toLowerCase(),
       phraseNames: new Set(phraseNames ? phraseNames.split("\n") : []),
       fields,
-      messages: messages.map(messageOf),
+      messages: messages.map(printedMessage),
     };
   };
 
@@ -265,21 +271,24 @@ const TaskSearch = (() => {
   };
 
   /**
-   * The query, read. An error message (a marker such as ``RuntimeError:``, or a
-   * traceback) is read as its normalised message; a long query is read as typed, and
-   * its normalised form is also compared with the entries' messages.
+   * The query, read. A pasted error (a marker such as ``RuntimeError:``, or a
+   * traceback) is read from its last marker on, which leaves the traceback's frames
+   * out; a long query is read whole. Both are also normalised, to be compared with the
+   * entries' printed messages.
    */
   const read = (query) => {
     const message = index.errors.marker1.test(query) || TRACEBACK.test(query);
     const pasted =
       message || query.split(/\s+/).filter(Boolean).length >= LONG_QUERY_WORDS;
-    const list = words(message ? normaliseError(query) : query);
+    const list = words(message ? messageOf(query) : query);
     const normalised = pasted ? words(normaliseError(query)).map((w) => w.stem) : [];
+    const last = list[list.length - 1];
     return {
       pasted,
       units: units(list),
       message: { pairs: pairs(normalised), words: new Set(normalised) },
-      typing: !pasted && !/\s$/.test(query) ? list[list.length - 1] : null,
+      // The word still being typed, when the query does not end in a space.
+      typing: !pasted && !/\s$/.test(query) && last && !last.stop ? last : null,
       exact: query.toLowerCase().replace(/[`"']/g, "").replace(/\(\)$/, "").trim(),
     };
   };
