@@ -108,12 +108,6 @@ const TaskSearch = (() => {
 
   const stems = (text) => words(text).filter((w) => !w.stop).map((w) => w.stem);
 
-  const counts = (list) => {
-    const tf = new Map();
-    for (const w of list) tf.set(w, (tf.get(w) || 0) + 1);
-    return tf;
-  };
-
   const pairs = (list) => new Set(list.slice(1).map((w, i) => `${list[i]} ${w}`));
 
   // -- Error messages: the rules of docs/_ext/errortext.toml, as the build applied them --
@@ -134,12 +128,22 @@ const TaskSearch = (() => {
 
   // -- The index ----------------------------------------------------------------------
 
-  const fieldOf = (text) => {
-    const tf = counts(text ? text.split(" ") : []);
-    let length = 0;
-    for (const n of tf.values()) length += n;
-    return { tf, length };
+  // A field's number in an entry's fields.
+  const FIELD_NAMES = Object.keys(FIELDS);
+  const FIELD = Object.fromEntries(FIELD_NAMES.map((name, f) => [name, f]));
+  // The fields the build writes with each word once (sorted sets): a Set is enough.
+  const SETS = new Set(["prose", "code", "output"]);
+
+  /** A field's words, counted: a Map, or a Set where each word occurs once. */
+  const fieldOf = (name, list) => {
+    if (SETS.has(name)) return new Set(list);
+    const tf = new Map();
+    for (const w of list) tf.set(w, (tf.get(w) || 0) + 1);
+    return tf;
   };
+
+  /** How often a word occurs in a field (Map or Set). */
+  const occurrences = (field, word) => (field.get ? field.get(word) || 0 : +field.has(word));
 
   /** A normalised message as the ranking compares it: its stems, and its word pairs. */
   const printedMessage = (text) => {
@@ -156,13 +160,13 @@ const TaskSearch = (() => {
   });
 
   /** One row of the index: [page, anchor, title, snippet, phrase names, *fields, errors]. */
-  const readSection = (row, fieldNames, pageFields) => {
+  const readSection = (row, fieldNames, pageWords) => {
     const [page, anchor, title, snippet, phraseNames] = row;
-    const fields = { page: pageFields[page], title: fieldOf(stems(title).join(" ")) };
-    fieldNames.forEach((name, i) => (fields[name] = fieldOf(row[5 + i])));
+    const lists = { title: stems(title), page: pageWords[page] };
+    fieldNames.forEach((name, k) => (lists[name] = row[5 + k] ? row[5 + k].split(" ") : []));
     const printed = row[5 + fieldNames.length];
     const messages = printed ? printed.split("\n") : [];
-    fields.errors = fieldOf(messages.flatMap((m) => stems(m)).join(" "));
+    lists.errors = messages.flatMap((m) => stems(m));
     return {
       page,
       anchor,
@@ -170,37 +174,10 @@ const TaskSearch = (() => {
       snippet,
       name: title.toLowerCase(),
       phraseNames: new Set(phraseNames ? phraseNames.split("\n") : []),
-      fields,
+      fields: FIELD_NAMES.map((name) => fieldOf(name, lists[name])),
+      lengths: FIELD_NAMES.map((name) => lists[name].length),
       messages: messages.map(printedMessage),
     };
-  };
-
-  /**
-   * Each field's average length, and in how many entries each word occurs: in a
-   * describing field, or (a key ending in a space) in code and output; with and without
-   * the terms file's phrases, so that switching them off leaves no trace.
-   */
-  const countWords = (sections) => {
-    const average = {};
-    for (const name of Object.keys(FIELDS)) {
-      const total = sections.reduce((sum, s) => sum + s.fields[name].length, 0);
-      average[name] = total / sections.length || 1;
-    }
-    const vocabulary = new Set();
-    const df = { withPhrases: new Map(), without: new Map() };
-    for (const s of sections) {
-      const seen = { withPhrases: new Set(), without: new Set() };
-      for (const [name, field] of Object.entries(s.fields))
-        for (const w of field.tf.keys()) {
-          vocabulary.add(w);
-          const key = DESCRIBING.has(name) ? w : `${w} `;
-          seen.withPhrases.add(key);
-          if (name !== "phrases") seen.without.add(key);
-        }
-      for (const [mode, found] of Object.entries(seen))
-        for (const w of found) df[mode].set(w, (df[mode].get(w) || 0) + 1);
-    }
-    return { average, vocabulary, df };
   };
 
   /** Called by search-index.js with the records the build wrote. */
@@ -213,9 +190,37 @@ const TaskSearch = (() => {
     };
     index.stopStems = new Set([...index.stop].map(stem));
     index.synonyms = data.synonyms.map((group) => group.map((phrase) => phrase.split(" ")));
-    const pageFields = data.titles.map((title) => fieldOf(stems(title).join(" ")));
-    index.sections = data.sections.map((row) => readSection(row, data.fields, pageFields));
-    Object.assign(index, countWords(index.sections));
+    const pageWords = data.titles.map(stems);
+    index.sections = data.sections.map((row) => readSection(row, data.fields, pageWords));
+    index.sections.forEach((s, i) => (s.i = i));
+    index.average = FIELD_NAMES.map((_, f) => {
+      const total = index.sections.reduce((sum, s) => sum + s.lengths[f], 0);
+      return total / index.sections.length || 1;
+    });
+  };
+
+  /** Whether any entry holds the word, in any field. */
+  const known = (word) => index.sections.some((s) => s.fields.some((f) => occurrences(f, word)));
+
+  /**
+   * In how many entries a word occurs, counted over the describing fields, or over all
+   * where it is in none of those; the terms file's phrases only when they are on.
+   */
+  const entriesWith = (word, phrases) => {
+    let describing = 0;
+    let any = 0;
+    for (const s of index.sections) {
+      let inAny = false;
+      let inDescribing = false;
+      for (const [f, name] of FIELD_NAMES.entries()) {
+        if ((name === "phrases" && !phrases) || !occurrences(s.fields[f], word)) continue;
+        inAny = true;
+        inDescribing = inDescribing || DESCRIBING.has(name);
+      }
+      any += inAny;
+      describing += inDescribing;
+    }
+    return describing || any;
   };
 
   // -- A query, read ------------------------------------------------------------------
@@ -235,7 +240,7 @@ const TaskSearch = (() => {
 
   /** Whether two words are one word of the index when written together ("top k", topk). */
   const joined = (a, b) =>
-    a && b && !a.stop && !b.stop && index.vocabulary.has(stem(a.word + b.word));
+    a && b && !a.stop && !b.stop && known(stem(a.word + b.word));
 
   /**
    * The query's words as units to match: each unit a list of alternatives {stems,
@@ -295,16 +300,27 @@ const TaskSearch = (() => {
 
   // -- Ranking ------------------------------------------------------------------------
 
-  /** BM25F: one word's score in one entry, for a prepared query. */
-  const wordScore = (s, word, q) => {
-    let tf = 0;
-    for (const [name, { b }] of Object.entries(FIELDS)) {
-      const field = s.fields[name];
-      const n = field.tf.get(word);
-      if (n) tf += (q.weights[name] * n) / (1 - b + (b * field.length) / index.average[name]);
+  /** BM25F: a word's score in every entry that holds it, for a prepared query. */
+  const wordScores = (word, q) => {
+    let scores = q.scores.get(word);
+    if (scores) return scores;
+    scores = new Map();
+    const idf = q.idf(word);
+    for (const s of index.sections) {
+      let tf = 0;
+      for (const [f, name] of FIELD_NAMES.entries()) {
+        const n = occurrences(s.fields[f], word);
+        if (!n) continue;
+        const { b } = FIELDS[name];
+        tf += (q.weights[name] * n) / (1 - b + (b * s.lengths[f]) / index.average[f]);
+      }
+      if (tf) scores.set(s.i, (idf * tf) / (K1 + tf));
     }
-    return tf ? (q.idf(word) * tf) / (K1 + tf) : 0;
+    q.scores.set(word, scores);
+    return scores;
   };
+
+  const wordScore = (s, word, q) => wordScores(word, q).get(s.i) || 0;
 
   /** How much of an entry's printed message a pasted one holds (word pairs): 0 to 1. */
   const errorMatch = (s, pasted) => {
@@ -323,9 +339,8 @@ const TaskSearch = (() => {
   const prepare = (query, { phrases = true } = {}) => {
     const q = read(query);
     const n = index.sections.length;
-    const df = phrases ? index.df.withPhrases : index.df.without;
     q.idf = (w) => {
-      const found = df.get(w) || df.get(`${w} `) || 0;
+      const found = entriesWith(w, phrases);
       return Math.log(1 + (n - found + 0.5) / (found + 0.5));
     };
     q.weights = {};
@@ -333,6 +348,7 @@ const TaskSearch = (() => {
     if (!phrases) q.weights.phrases = 0;
     if (q.pasted) q.weights.errors *= PASTED_ERRORS_WEIGHT;
     q.phrases = phrases;
+    q.scores = new Map();
     return q;
   };
 
@@ -350,7 +366,7 @@ const TaskSearch = (() => {
 
   /** The word being typed: a heading word it begins counts, at half its worth. */
   const prefixScore = (s, q) => {
-    for (const k of s.fields.title.tf.keys())
+    for (const k of s.fields[FIELD.title].keys())
       if (k.startsWith(q.typing.stem)) return wordScore(s, k, q) / 2;
     return 0;
   };
@@ -376,12 +392,25 @@ const TaskSearch = (() => {
     return total;
   };
 
+  /** The entries that hold a word of the query, or a heading word it is typing. */
+  const candidates = (q) => {
+    const found = new Set();
+    for (const alternatives of q.units)
+      for (const { stems: all } of alternatives)
+        for (const w of all) for (const section of wordScores(w, q).keys()) found.add(section);
+    if (q.typing && q.typing.stem.length >= 2)
+      for (const s of index.sections)
+        for (const k of s.fields[FIELD.title].keys())
+          if (k.startsWith(q.typing.stem)) found.add(s.i);
+    return [...found].map((i) => index.sections[i]);
+  };
+
   /** Rank the sections for ``query``: best first, each {href, page, title, snippet}. */
   const rank = (query, limit = MAX_RESULTS, options = {}) => {
     if (!index || !query.trim()) return [];
     const q = prepare(query, options);
     const scored = [];
-    for (const s of index.sections) {
+    for (const s of candidates(q)) {
       const total = score(s, q);
       if (total) scored.push([total, s]);
     }
