@@ -25,8 +25,8 @@ Tensor appears to not have been used in the graph             :entry:`grad(..., 
 # %%
 # .. _errors-inplace-modified:
 #
-# one of the variables needed for gradient computation has been modified by an inplace operation
-# ----------------------------------------------------------------------------------------------
+# one of the variables needed for gradient computation has been modified
+# ----------------------------------------------------------------------
 # Backward needs some values from the forward pass (``sigmoid`` keeps its output), and an
 # in-place operation (``mul_``, ``+=``, ``ReLU(inplace=True)``) overwrote one of them
 # before ``backward`` ran; the version numbers in the message count those writes.

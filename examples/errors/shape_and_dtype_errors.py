@@ -109,8 +109,8 @@ print("view(2, -1):", x.view(2, -1).shape)
 # %%
 # .. _errors-view-not-compatible:
 #
-# view size is not compatible with input tensor\'s size and stride
-# ----------------------------------------------------------------
+# view size is not compatible with input tensor\'s size
+# -----------------------------------------------------
 # ``view`` never copies, so it needs the elements already laid out in memory in the
 # new order; after ``t()``, ``transpose`` or ``permute`` they are not (the tensor is
 # not contiguous).
