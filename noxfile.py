@@ -258,7 +258,7 @@ def verdicts(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def searchperf(session: nox.Session) -> None:
-    """Compare Sphinx's search, Pagefind and the site's own on the task queries of the tests."""
+    """Compare Sphinx's search, Pagefind and the site's own: tuning and held-out queries apart."""
     run = _site_env(session)
     run("python", "benchmarks/search_engines.py", *session.posargs)
 

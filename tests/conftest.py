@@ -1,4 +1,4 @@
-"""Shared fixtures: faked devices, a fake clock, a Measurement factory and the built site."""
+"""Shared fixtures: faked devices, a fake clock, a Measurement factory, the built and mini sites."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import functools
 import http.server
 import os
 import shutil
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
+import sitebuild  # on the path through pytest's pythonpath setting
 from cheatsheet import Environment, Measurement, timing
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +43,47 @@ def site() -> Path:
     if not (SITE / "index.html").exists():
         pytest.fail(f"no built site at {SITE}: build it first with `nox -s docs`")
     return SITE
+
+
+# -- A small site built with this project's conf.py and command ----------------------
+
+
+class MiniSite:
+    """Lay out and build a small site with this project's configuration and command."""
+
+    @staticmethod
+    def lay_out(root: Path) -> None:
+        """Copy conf.py, the build hooks, templates, static files and the helper package.
+
+        The site's search words and probes name its entries, so the copy's files of them are empty; the
+        synonyms are about words, not entries, and are copied.
+        """
+        shutil.copy(ROOT / "conf.py", root)
+        shutil.copy(ROOT / "pyproject.toml", root)  # the notebooks' install cell reads its groups
+        for folder in ("_ext", "_static", "_templates", "_inventories"):
+            shutil.copytree(ROOT / "docs" / folder, root / "docs" / folder)
+        (root / "docs" / "search_terms.toml").write_text("", encoding="utf-8")
+        (root / "docs" / "probes.toml").write_text("", encoding="utf-8")  # probes name entries too
+        shutil.copy(ROOT / "docs" / "search_synonyms.toml", root / "docs")
+        package = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(ROOT / "src" / "cheatsheet", root / "src" / "cheatsheet", ignore=package)
+
+    @staticmethod
+    def build(root: Path) -> subprocess.CompletedProcess[str]:
+        """Build the site in ``root`` with noxfile.py's command line.
+
+        The mini site's copy of the helper package shadows the installed one.
+        """
+        command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
+        env = {**os.environ, "PYTHONPATH": str(root / "src"), "MPLBACKEND": "agg"}
+        return subprocess.run(
+            command, cwd=root, env=env, capture_output=True, text=True, check=False
+        )
+
+
+@pytest.fixture(scope="session")
+def mini_site() -> MiniSite:
+    return MiniSite()
 
 
 # -- The built site in a real Chromium (tests marked ``browser``) ---------------------

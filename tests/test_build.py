@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import shutil
 import subprocess
@@ -16,9 +15,6 @@ import torch
 import torch._dynamo.config
 import torch._inductor.config
 from bs4 import BeautifulSoup
-
-ROOT = Path(__file__).resolve().parents[1]
-import sitebuild  # on the path through pytest's pythonpath setting
 
 # Planted by a page and by the last page; none of it may reach a later page or the build.
 PLANT_STATE = """
@@ -249,14 +245,6 @@ gallery/index
 """
 
 
-def _build(root: Path) -> subprocess.CompletedProcess[str]:
-    # The site's own command line (noxfile.py's SPHINX_BUILD); the mini site's copy
-    # of the helper package shadows the installed one.
-    command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
-    env = {**os.environ, "PYTHONPATH": str(root / "src"), "MPLBACKEND": "agg"}
-    return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
-
-
 def _examples_run(result: subprocess.CompletedProcess[str]) -> int:
     found = re.search(r"successfully executed (\d+) out of", result.stdout)
     assert found, result.stdout + result.stderr
@@ -282,17 +270,9 @@ def _extra_page(root: Path, name: str, text: str) -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def project(tmp_path_factory: pytest.TempPathFactory, mini_site) -> Path:
     root = tmp_path_factory.mktemp("mini")
-    shutil.copy(ROOT / "conf.py", root)
-    shutil.copy(ROOT / "pyproject.toml", root)  # the notebooks' install cell reads its groups
-    for folder in ("_ext", "_static", "_templates", "_inventories"):
-        shutil.copytree(ROOT / "docs" / folder, root / "docs" / folder)
-    # The site's search words and probes name its entries; the mini site has none of them.
-    (root / "docs" / "search_terms.toml").write_text("", encoding="utf-8")
-    (root / "docs" / "probes.toml").write_text("", encoding="utf-8")
-    package = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(ROOT / "src" / "cheatsheet", root / "src" / "cheatsheet", ignore=package)
+    mini_site.lay_out(root)
     (root / "src" / "cheatsheet" / "minisite.py").write_text('UNIT = "ms"\n', encoding="utf-8")
     (root / "docs" / "index.md").write_text(INDEX, encoding="utf-8")
     topic = root / "examples" / "basics"
@@ -305,8 +285,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def passing_build(project: Path) -> subprocess.CompletedProcess[str]:
-    return _build(project)
+def passing_build(project: Path, mini_site) -> subprocess.CompletedProcess[str]:
+    return mini_site.build(project)
 
 
 def test_a_good_site_builds_without_warnings(passing_build):
@@ -344,7 +324,7 @@ def _synthetic_record(live: dict, cpu: str, **changes: object) -> dict:
     return record
 
 
-def test_records_from_other_machines_show_beside_the_live_result(project, passing_build):
+def test_records_from_other_machines_show_beside_the_live_result(project, passing_build, mini_site):
     import json
 
     live_path = project / "_build" / "html" / "_records" / "basics" / "uses_helpers.json"
@@ -400,7 +380,7 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     header = project / "examples" / "basics" / "GALLERY_HEADER.rst"
     header.write_text(HEADER + "\nThe unit works since :since:`api-minisite-unit`.\n")
     try:
-        result = _build(project)
+        result = mini_site.build(project)
         assert result.returncode == 0, result.stdout + result.stderr
         html = (
             project / "_build" / "html" / "gallery" / "basics" / "uses_helpers.html"
@@ -458,13 +438,13 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     assert "did not work under 2.6.0" in cells[3]
 
 
-def test_a_since_of_an_unknown_entry_fails_the_build_with_a_suggestion(project, passing_build):
+def test_a_since_of_an_unknown_entry_fails_the_build_with_a_suggestion(project, passing_build, mini_site):
     probes = project / "docs" / "probes.toml"
     probes.write_text('[api-minisite-unit]\ncall = "UNIT"\ncode = "import cheatsheet"\n')
     header = project / "examples" / "basics" / "GALLERY_HEADER.rst"
     header.write_text(HEADER + "\nThe unit works since :since:`api-minisite-unti`.\n")
     try:
-        result = _build(project)
+        result = mini_site.build(project)
     finally:
         probes.write_text("")
         header.write_text(HEADER)
@@ -495,7 +475,7 @@ print("warnings:", len(caught))
 '''
 
 
-def _build_in_order(root: Path, order: list[str]) -> dict[str, str]:
+def _build_in_order(root: Path, mini_site, order: list[str]) -> dict[str, str]:
     """Build the pages in ``order`` from nothing; return each page's output."""
     header = "Basics\n------\n\n" + "".join(
         f"#. :ref:`sphx_glr_gallery_basics_{name}.py`\n" for name in order
@@ -503,30 +483,25 @@ def _build_in_order(root: Path, order: list[str]) -> dict[str, str]:
     (root / "examples" / "basics" / "GALLERY_HEADER.rst").write_text(header)
     shutil.rmtree(root / "docs" / "gallery", ignore_errors=True)
     shutil.rmtree(root / "_build", ignore_errors=True)
-    result = _build(root)
+    result = mini_site.build(root)
     assert result.returncode == 0, result.stdout + result.stderr
     return {name: _output(root, name) for name in order}
 
 
-def test_a_page_prints_the_same_built_first_or_after_another(tmp_path):
+def test_a_page_prints_the_same_built_first_or_after_another(tmp_path, mini_site):
     # torch warns about prototype nested tensors once per process, from C++: nothing in
     # Python resets that, so only a process of its own per page keeps the pages apart.
     root = tmp_path / "order"
     root.mkdir()
-    shutil.copy(ROOT / "conf.py", root)
-    shutil.copy(ROOT / "pyproject.toml", root)
-    for folder in ("_ext", "_static", "_templates", "_inventories"):
-        shutil.copytree(ROOT / "docs" / folder, root / "docs" / folder)
-    (root / "docs" / "search_terms.toml").write_text("")
-    (root / "docs" / "probes.toml").write_text("")
+    mini_site.lay_out(root)
     (root / "docs" / "index.md").write_text("# Order\n\n```{toctree}\ngallery/index\n```\n")
     topic = root / "examples" / "basics"
     topic.mkdir(parents=True)
     (root / "examples" / "GALLERY_HEADER.rst").write_text("Gallery\n=======\n")
     for name in ("one", "two"):
         (topic / f"warns_{name}.py").write_text(WARNS_ONCE.format(name=name))
-    forward = _build_in_order(root, ["warns_one", "warns_two"])
-    backward = _build_in_order(root, ["warns_two", "warns_one"])
+    forward = _build_in_order(root, mini_site, ["warns_one", "warns_two"])
+    backward = _build_in_order(root, mini_site, ["warns_two", "warns_one"])
     assert forward == backward
     assert all("warnings: 1" in output for output in forward.values()), forward
 
@@ -593,60 +568,62 @@ def test_a_summary_call_is_code_that_links_to_its_entry(project, passing_build):
     assert link.get_text() == "UNIT"
 
 
-def test_a_summary_call_to_a_missing_entry_fails_the_build(project, passing_build):
+def test_a_summary_call_to_a_missing_entry_fails_the_build(project, passing_build, mini_site):
     missing = USES_HELPERS.replace("<api-minisite-unit>`", "<api-minisite-gone>`").replace(
         "_api-minisite-unit:", "_api-minisite-other:"
     )
     with _extra_page(project, "links_nowhere", missing):
-        result = _build(project)
+        result = mini_site.build(project)
     assert result.returncode != 0
     assert "'entry' reference target not found: api-minisite-gone" in result.stderr
 
 
-def test_a_rebuild_with_nothing_changed_runs_no_example(project, passing_build):
-    result = _build(project)
+def test_a_rebuild_with_nothing_changed_runs_no_example(project, passing_build, mini_site):
+    result = mini_site.build(project)
     assert result.returncode == 0, result.stdout + result.stderr
     assert _examples_run(result) == 0
 
 
-def test_a_change_to_the_helper_package_runs_every_page_again(project, passing_build):
+def test_a_change_to_the_helper_package_runs_every_page_again(project, passing_build, mini_site):
     assert "unit ms" in _output(project, "uses_helpers")
     (project / "src" / "cheatsheet" / "minisite.py").write_text('UNIT = "us"\n', encoding="utf-8")
-    result = _build(project)
+    result = mini_site.build(project)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "unit us" in _output(project, "uses_helpers")
     assert _examples_run(result) == len(PAGES)
 
 
-def test_a_page_that_warns_fails_the_build_naming_page_and_warning(project, passing_build):
+def test_a_page_that_warns_fails_the_build_naming_page_and_warning(
+    project, passing_build, mini_site
+):
     with _extra_page(project, "warns", WARNS):
-        result = _build(project)
+        result = mini_site.build(project)
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert "warns.py" in output
     assert "UserWarning: planted warning" in output
 
 
-def test_a_page_that_catches_its_warning_shows_it_and_builds(project, passing_build):
+def test_a_page_that_catches_its_warning_shows_it_and_builds(project, passing_build, mini_site):
     with _extra_page(project, "shows_warning", SHOWS_WARNING):
-        result = _build(project)
+        result = mini_site.build(project)
         output = _output(project, "shows_warning")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "UserWarning: planted warning" in output
 
 
-def test_a_failing_page_fails_the_build_with_its_traceback(project, passing_build):
+def test_a_failing_page_fails_the_build_with_its_traceback(project, passing_build, mini_site):
     with _extra_page(project, "fails", FAILS):
-        result = _build(project)
+        result = mini_site.build(project)
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert "ZeroDivisionError" in output
     assert "fails.py" in output
 
 
-def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(project, passing_build):
+def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(project, passing_build, mini_site):
     with _extra_page(project, "runs_torchrun", RUNS_TORCHRUN):
-        result = _build(project)
+        result = mini_site.build(project)
         output = _output(project, "runs_torchrun")
         html = project / "_build" / "html" / "gallery" / "basics" / "runs_torchrun.html"
         shown = BeautifulSoup(html.read_text(), "html.parser").select_one("div.highlight pre")
@@ -656,9 +633,9 @@ def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(project, 
     assert shown.get_text().startswith("# torchrun --nproc-per-node=2 hello.py\n")
 
 
-def test_a_failing_rank_fails_the_build_with_its_traceback(project, passing_build):
+def test_a_failing_rank_fails_the_build_with_its_traceback(project, passing_build, mini_site):
     with _extra_page(project, "fails_on_a_rank", FAILS_ON_A_RANK):
-        result = _build(project)
+        result = mini_site.build(project)
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert "fails_on_a_rank.py" in output

@@ -1,26 +1,37 @@
-"""Search that answers tasks: an index of entries (sections), fed with the words readers use.
+"""Search that answers tasks: an index of entries (sections), each field by field.
 
 Each section of every page becomes one search record: its page, anchor, heading, the
-first sentence of its text (the snippet a result shows) and its stemmed words. Two
-sources add the words readers search with to the entries they mean:
+first sentence of its text (the snippet a result shows) and the stemmed words of each
+of its fields, which ``_static/tasksearch.js`` ranks with BM25F (a field's words count
+by the field's weight):
 
-- ``docs/search_terms.toml`` (``tasksearch_terms``): phrases mapped to an entry by
-  label, or by page and heading; a target that does not exist fails the build;
-- every page's Summary table: the "You want" cell of a row belongs to the entry its
-  ``:entry:`` link points to.
+- ``title``: the heading;
+- ``want``: the "You want" cell of every table row that links to the entry, in a page's
+  Summary or in the quick reference;
+- ``phrases``: the words ``docs/search_terms.toml`` (``tasksearch_terms``) gives the
+  entry, by label or by page and heading; a target that does not exist fails the build.
+  The ranking does well without them (``TaskSearch.search(q, n, {phrases: false})``);
+- ``prose``: the section's own text; ``code``: the names and words of its code;
+  ``output``: the names (dotted, underscored, camel-cased) its code printed;
+- ``errors``: the error messages its code printed (and an errors entry's heading, which
+  is its message), normalised by ``errortext.py``.
 
-The records are written to ``_static/search-index.js``, a script that
-``_static/tasksearch.js`` loads only when a reader types in a search box (a script tag,
-so it works from ``file://`` too). The same phrases become ``index`` entries in the
-doctree, so Sphinx's own search page (Enter in the box) finds them as well.
+The index also carries what the browser must do the same way as the build: the stop
+words, the synonym groups of ``docs/search_synonyms.toml`` (``tasksearch_synonyms``),
+stemmed, and the rules that normalise an error message. It is written to
+``_static/search-index.js``, a script that ``tasksearch.js`` loads only when a reader
+types in a search box (a script tag, so it works from ``file://`` too). The phrases also
+become ``index`` entries in the doctree, so Sphinx's own search page finds them as well.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import keyword
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,14 +42,46 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+import errortext
+
 logger = logging.getLogger(__name__)
 
 INDEX_FILE = "search-index.js"
 SUMMARY_HEADING = "Summary"
+# The first header cell of a table whose rows describe the entries they link, in a page's
+# Summary and in the quick reference. (The errors pages' "You see" cells repeat their
+# entries' headings, which the heading and message fields hold already.)
+WANT_HEADER = "You want"
+# The fields of a record, in the order the index lists them (tasksearch.js weighs them,
+# and stems the heading itself: it has the title).
+FIELDS = ("want", "phrases", "prose", "code", "output")
+# Words that say "I am asking" rather than what about, and English's commonest: left out
+# of the index and of queries alike (the browser reads this list from the index).
+STOP_WORDS = frozenset({
+    "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "by", "at", "as",
+    "from", "into", "is", "are", "be", "was", "were", "been", "it", "its", "this", "that",
+    "these", "those", "i", "my", "me", "we", "you", "your", "do", "does", "did", "can",
+    "could", "how", "what", "why", "when", "where", "which", "who", "want", "way", "use",
+    "using", "make", "get", "pytorch",
+})  # fmt: skip
+# Python's keywords say nothing about what a block does, and are in nearly every one.
+_CODE_NOISE = frozenset(k.lower() for k in keyword.kwlist) | {"print", "self"}
 _SNIPPET_CHARS = 180
+_LONGEST_WORD = 30
 _WORD = re.compile(r"[^\W\d_]\w*")
+_TOKEN = re.compile(r"[\w.]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'])")
+_TAG = re.compile(r"<[^>]*>")
+# A name in printed output: dotted, underscored or camel-cased (torch.float16, grad_fn,
+# SDPBackend). Printed output is mostly numbers and the page's own labels ("first:",
+# "matches"); its names are what a reader may search for.
+_IDENTIFIER = re.compile(r"[A-Za-z][\w.]*(?:[_.][\w.]*[A-Za-z0-9]|[a-z][A-Z]\w*)")
 _STEMMER = snowballstemmer.stemmer("english")
+# An errors entry (examples/errors/) is labelled errors-<slug>, and its heading is the
+# stable part of its message (CONTRIBUTING.md): a message to match, like a printed one.
+ERROR_LABEL_PREFIX = "errors-"
+# A note the since extension puts under an entry's heading: not the entry's own words.
+_SINCE_NOTE = "since-note"
 
 
 @dataclass(frozen=True)
@@ -83,20 +126,46 @@ class Record:
         The heading, as plain text.
     snippet : str
         The first sentence of the section's own text.
-    names : tuple of str
-        Exact strings (lower case) a query may equal: the heading and its phrases.
-    keys : tuple of str
-        Stemmed words of the heading and the phrases: a strong match.
-    words : tuple of str
-        Stemmed words of the section's text and code: a weak match.
+    phrase_names : tuple of str
+        The phrases of the terms file, in lower case: a query that equals one puts the
+        entry first (as one that equals the heading does).
+    phrases : tuple of str
+        The stemmed words of those phrases, a word once for each time it occurs.
+    prose, code, output : tuple of str
+        The stemmed words of the section's text, of its code (less Python's keywords)
+        and of the names its code printed: each word once, sorted (a count says little
+        in these longer fields, and sorted words compress best).
+    errors : tuple of str
+        The error messages the section's code printed, and an errors entry's heading,
+        normalised.
     """
 
     anchor: str
     title: str
     snippet: str
-    names: tuple[str, ...]
-    keys: tuple[str, ...]
-    words: tuple[str, ...]
+    phrase_names: tuple[str, ...]
+    phrases: tuple[str, ...]
+    prose: tuple[str, ...]
+    code: tuple[str, ...]
+    output: tuple[str, ...]
+    errors: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Page:
+    """What the search keeps of one page.
+
+    Attributes
+    ----------
+    records : tuple of Record
+        One per section, less the Summary.
+    wants : tuple of (str, str)
+        ``(label, "You want" text)`` for each row of the page's "You want" tables: the
+        words of the entry it links, wherever that entry is.
+    """
+
+    records: tuple[Record, ...]
+    wants: tuple[tuple[str, str], ...]
 
 
 def load_terms(path: str | Path) -> list[Target]:
@@ -120,18 +189,41 @@ def load_terms(path: str | Path) -> list[Target]:
     return targets
 
 
-def stems(text: str) -> list[str]:
+def load_synonyms(path: str | Path) -> list[list[list[str]]]:
+    """Read the synonym file: each group a list of phrases, each phrase its stems.
+
+    A phrase keeps its stop words (the browser finds a phrase in the query's words as
+    typed); a group needs two phrases or more, and a phrase at least one word.
+    """
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    groups = []
+    for n, group in enumerate(data.get("group", []), start=1):
+        phrases = [stems(phrase, keep_stop_words=True) for phrase in group]
+        if len(phrases) < 2 or not all(phrases):
+            raise ValueError(f"{path}: group {n} needs two phrases or more, each with a word")
+        groups.append(phrases)
+    return groups
+
+
+def _words(token: str) -> list[str]:
+    """Split a token into words: a dotted name by its parts, an underscored one also whole."""
+    parts = [p for p in token.split(".") if p]
+    return parts + [q for p in parts if "_" in p for q in p.split("_") if q]
+
+
+def stems(text: str, *, keep_stop_words: bool = False) -> list[str]:
     """Stem the words of ``text`` as the browser will (Snowball English, lower case).
 
-    A dotted or underscored name counts whole and by its parts, so ``num_workers``
-    matches both ``num_workers`` and "num workers".
+    A dotted name counts by its parts and an underscored one whole and by its parts,
+    so ``loader.num_workers`` matches ``num_workers`` and "num workers". Numbers and
+    stop words (unless kept) are left out.
     """
     out = []
-    for token in re.findall(r"[\w.]+", text.lower()):
-        parts = {p for p in token.split(".") if p}
-        parts |= {q for p in list(parts) for q in p.split("_") if q}
-        for word in parts:
-            if _WORD.fullmatch(word) and not word.isdigit() and len(word) < 30:
+    for token in _TOKEN.findall(text.lower()):
+        for word in _words(token):
+            if not _WORD.fullmatch(word) or len(word) >= _LONGEST_WORD:
+                continue
+            if keep_stop_words or word not in STOP_WORDS:
                 out.append(_STEMMER.stemWord(word))
     return out
 
@@ -149,19 +241,24 @@ def _first_sentence(text: str) -> str:
 
 
 def _own_nodes(section: nodes.section) -> list[nodes.Node]:
-    """Return the section's children before its first subsection, less the heading."""
+    """Return the section's children before its first subsection, less the heading.
+
+    A "You want" table is left out too: its words describe the entries it links.
+    """
     own = []
     for child in section.children:
         if isinstance(child, nodes.section):
             break
-        if not isinstance(child, nodes.title):
+        if isinstance(child, nodes.title) or _is_want_table(child):
+            continue
+        if _SINCE_NOTE not in child.get("classes", []):
             own.append(child)
     return own
 
 
 def _is_output(node: nodes.Node) -> bool:
-    # sphinx-gallery shows printed output as a ``none`` code block and rich output as raw
-    # HTML: numbers and reprs that no reader searches for, and most of the index's size.
+    # sphinx-gallery shows printed output as a ``none`` code block and rich output
+    # (tables) as raw HTML.
     if isinstance(node, nodes.raw):
         return True
     if isinstance(node, nodes.literal_block):
@@ -171,12 +268,37 @@ def _is_output(node: nodes.Node) -> bool:
     return False
 
 
-def _searchable_text(node: nodes.Node) -> str:
-    if _is_output(node) or isinstance(node, (nodes.comment, nodes.system_message)):
-        return ""
-    if isinstance(node, nodes.Text):
-        return str(node)
-    return " ".join(_searchable_text(child) for child in node.children)
+@dataclass(frozen=True)
+class _Text:
+    """A section's own text, by kind."""
+
+    prose: str
+    code: str
+    output: str
+
+
+def _split_text(own: Iterable[nodes.Node]) -> _Text:
+    prose: list[str] = []
+    code: list[str] = []
+    output: list[str] = []
+
+    def walk(node: nodes.Node) -> None:
+        if isinstance(node, (nodes.comment, nodes.system_message, addnodes.index)):
+            return
+        if _is_output(node):
+            text = node.astext()
+            output.append(_TAG.sub(" ", text) if isinstance(node, nodes.raw) else text)
+        elif isinstance(node, nodes.literal_block):
+            code.append(node.astext())
+        elif isinstance(node, nodes.Text):
+            prose.append(str(node))
+        else:
+            for child in node.children:
+                walk(child)
+
+    for node in own:
+        walk(node)
+    return _Text(prose=" ".join(prose), code="\n".join(code), output="\n".join(output))
 
 
 def _anchor(section: nodes.section, labels: set[str]) -> str:
@@ -184,81 +306,112 @@ def _anchor(section: nodes.section, labels: set[str]) -> str:
     return next((i for i in ids if i in labels), ids[0])
 
 
-def _summary_phrases(section: nodes.section) -> list[tuple[str, str]]:
-    """``(label, "You want" text)`` for each Summary row that links an entry."""
+def _is_want_table(node: nodes.Node) -> bool:
+    if not isinstance(node, nodes.table):
+        return False
+    header = next(node.findall(nodes.thead), None)
+    first = next(header.findall(nodes.entry), None) if header is not None else None
+    return first is not None and first.astext().strip() == WANT_HEADER
+
+
+def want_rows(doctree: nodes.document) -> list[tuple[str, str]]:
+    """``(label, "You want" cell)`` for each row of a "You want" table that links an entry."""
     found = []
-    for row in section.findall(nodes.row):
-        if row.parent.tagname != "tbody" or len(row.children) < 2:
-            continue
-        want = row.children[0].astext()
-        for xref in row.children[1].findall(addnodes.pending_xref):
-            if xref.get("reftype") == "entry":
-                found.append((xref["reftarget"].lower(), " ".join(want.split())))
+    for table in doctree.findall(_is_want_table):
+        for row in table.findall(nodes.row):
+            if row.parent.tagname != "tbody" or len(row.children) < 2:
+                continue
+            want = " ".join(row.children[0].astext().split())
+            for xref in row.children[1].findall(addnodes.pending_xref):
+                if xref.get("reftype") == "entry":
+                    found.append((xref["reftarget"].lower(), want))
     return found
 
 
-def _read_sections(app: Sphinx, doctree: nodes.document) -> None:
+def _sorted_set(words: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(set(words)))
+
+
+def _record(
+    section: nodes.section, title: str, anchor: str, phrases: list[str], *, error_entry: bool
+) -> Record:
+    own = _own_nodes(section)
+    paragraph = next((n for n in own if isinstance(n, nodes.paragraph)), None)
+    text = _split_text(own)
+    messages = errortext.printed_messages(text.output)
+    if error_entry:
+        messages.append(errortext.normalise(title))
+    return Record(
+        anchor=anchor,
+        title=title,
+        snippet=_first_sentence(paragraph.astext()) if paragraph is not None else "",
+        phrase_names=tuple(dict.fromkeys(p.lower() for p in phrases)),
+        phrases=tuple(s for p in phrases for s in stems(p)),
+        prose=_sorted_set(stems(text.prose)),
+        code=_sorted_set(s for s in stems(text.code) if s not in _CODE_NOISE),
+        output=_sorted_set(stems(" ".join(_IDENTIFIER.findall(text.output)))),
+        errors=tuple(dict.fromkeys(m for m in messages if m)),
+    )
+
+
+def read_page(
+    doctree: nodes.document, docname: str, labels: set[str], targets: list[Target]
+) -> Page:
+    """Read a page as search sees it: a record per section (less the Summary), its wants.
+
+    Where a section has phrases (terms file, or a Summary row of its page), they are also
+    inserted as ``index`` entries, for Sphinx's own search page.
+    """
+    wants = want_rows(doctree)
+    records = []
+    for section in doctree.findall(nodes.section):
+        title = _plain(section[0].astext()) if section.children else ""
+        if title == SUMMARY_HEADING:
+            continue
+        ids = section["ids"]
+        anchor = _anchor(section, labels)
+        phrases = [p for t in targets if t.matches(docname, ids, title) for p in t.phrases]
+        own_wants = [want for label, want in wants if label in ids]
+        if phrases or own_wants:
+            # Sphinx's own search page finds index entries and links them to the section;
+            # "main" entries rank with titles, the others after every other result.
+            entries = [("single", p, anchor, "main", None) for p in phrases + own_wants]
+            section.insert(1, addnodes.index(entries=entries, inline=False))
+        error_entry = anchor in labels and anchor.startswith(ERROR_LABEL_PREFIX)
+        records.append(_record(section, title, anchor, phrases, error_entry=error_entry))
+    return Page(records=tuple(records), wants=tuple(wants))
+
+
+def _read_page(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
     docname = env.docname
     labels = {
         label for label, (doc, _labelid) in env.get_domain("std").anonlabels.items()
         if doc == docname
     }  # fmt: skip
-    sections = []
-    summary: list[tuple[str, str]] = []
-    for section in doctree.findall(nodes.section):
-        title = _plain(section[0].astext()) if section.children else ""
-        if title == SUMMARY_HEADING:
-            summary.extend(_summary_phrases(section))
-            continue
-        own = _own_nodes(section)
-        paragraph = next((n for n in own if isinstance(n, nodes.paragraph)), None)
-        text = " ".join(_searchable_text(n) for n in own)
-        sections.append((section, _anchor(section, labels), title, paragraph, text))
-
-    targets: list[Target] = env.tasksearch_targets
-    records = []
-    for section, anchor, title, paragraph, text in sections:
-        ids = section["ids"]
-        phrases = [p for t in targets if t.matches(docname, ids, title) for p in t.phrases]
-        phrases += [want for label, want in summary if label in ids]
-        if phrases:
-            # Sphinx's own search page finds index entries and links them to the section;
-            # "main" entries rank with titles, the others after every other result.
-            entries = [("single", p, anchor, "main", None) for p in phrases]
-            section.insert(1, addnodes.index(entries=entries, inline=False))
-        snippet = _first_sentence(paragraph.astext()) if paragraph is not None else ""
-        names = {title.lower(), *(p.lower() for p in phrases)}
-        keys = {*stems(title), *(s for p in phrases for s in stems(p))}
-        records.append(
-            Record(
-                anchor=anchor,
-                title=title,
-                snippet=snippet,
-                names=tuple(sorted(names)),
-                keys=tuple(sorted(keys)),
-                words=tuple(sorted(set(stems(text)) - keys)),
-            )
-        )
-    env.tasksearch_records[docname] = records
+    env.tasksearch_pages[docname] = read_page(doctree, docname, labels, env.tasksearch_targets)
 
 
-def _terms_digest(app: Sphinx) -> str:
-    return hashlib.sha256(Path(app.config.tasksearch_terms).read_bytes()).hexdigest()
+def _inputs_digest(app: Sphinx) -> str:
+    # What the records are made of besides the pages: the phrases and the error rules.
+    digest = hashlib.sha256(Path(app.config.tasksearch_terms).read_bytes())
+    digest.update(errortext.RULES_FILE.read_bytes())
+    return digest.hexdigest()
 
 
 def _load_targets(app: Sphinx, env: Any, docnames: list[str]) -> None:
-    if not hasattr(env, "tasksearch_records"):
-        env.tasksearch_records = {}
+    if not hasattr(env, "tasksearch_pages"):
+        env.tasksearch_pages = {}
     env.tasksearch_targets = load_terms(app.config.tasksearch_terms)
 
 
-def _reread_when_terms_changed(
+def _reread_when_inputs_changed(
     app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
-    # The phrases live in the doctrees (as index entries) and in the records: when the
-    # terms file changes, every page is read again (reading does not rerun examples).
-    digest = _terms_digest(app)
+    # The phrases live in the doctrees (as index entries) and in the records, the
+    # normalised messages in the records: when the terms file or the rules change,
+    # every page is read again (reading does not rerun examples).
+    digest = _inputs_digest(app)
     if getattr(env, "tasksearch_digest", None) == digest:
         return []
     env.tasksearch_digest = digest
@@ -266,20 +419,20 @@ def _reread_when_terms_changed(
 
 
 def _purge(app: Sphinx, env: Any, docname: str) -> None:
-    getattr(env, "tasksearch_records", {}).pop(docname, None)
+    getattr(env, "tasksearch_pages", {}).pop(docname, None)
 
 
 def _merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
     for docname in docnames:
-        env.tasksearch_records[docname] = other.tasksearch_records[docname]
+        env.tasksearch_pages[docname] = other.tasksearch_pages[docname]
 
 
 def _check_targets(app: Sphinx, env: Any) -> None:
     for target in env.tasksearch_targets:
         found = any(
             target.matches(doc, [r.anchor], r.title)
-            for doc, records in env.tasksearch_records.items()
-            for r in records
+            for doc, page in env.tasksearch_pages.items()
+            for r in page.records
         )
         if not found:
             logger.warning(
@@ -290,31 +443,54 @@ def _check_targets(app: Sphinx, env: Any) -> None:
             )
 
 
-def index_data(records: dict[str, list[Record]], suffix: str) -> dict[str, Any]:
-    """Lay out the index as the browser reads it: pages, then one row per section."""
-    pages = sorted(records)
-    rows = [
-        [
-            i,
-            r.anchor,
-            r.title,
-            r.snippet,
-            "\n".join(r.names),
-            " ".join(r.keys),
-            " ".join(r.words),
-        ]
-        for i, page in enumerate(pages)
-        for r in records[page]
-    ]
-    return {"pages": [p + suffix for p in pages], "sections": rows}
+def index_data(
+    pages: dict[str, Page], suffix: str, synonyms: list[list[list[str]]]
+) -> dict[str, Any]:
+    """Lay out the index as the browser reads it: pages, one row per section, and rules.
+
+    A row is ``[page, anchor, title, snippet, phrase names, *FIELDS, errors]``; phrase
+    names and errors are joined with newlines, a field's words with spaces.
+    """
+    wants: dict[str, list[str]] = {}
+    for page in pages.values():
+        for label, want in page.wants:
+            wants.setdefault(label, []).append(want)
+    names = sorted(pages)
+    rows = []
+    for i, name in enumerate(names):
+        for r in pages[name].records:
+            want = [s for w in wants.get(r.anchor, []) for s in stems(w)]
+            fields = {"want": want, "phrases": r.phrases, "prose": r.prose, "code": r.code,
+                      "output": r.output}  # fmt: skip
+            rows.append(
+                [
+                    i,
+                    r.anchor,
+                    r.title,
+                    r.snippet,
+                    "\n".join(r.phrase_names),
+                    *(" ".join(fields[f]) for f in FIELDS),
+                    "\n".join(r.errors),
+                ]
+            )
+    return {
+        "pages": [p + suffix for p in names],
+        "fields": list(FIELDS),
+        "sections": rows,
+        "stop": " ".join(sorted(STOP_WORDS)),
+        "synonyms": [[" ".join(phrase) for phrase in group] for group in synonyms],
+        "errors": errortext.load_rules().as_data(),
+    }
 
 
 def _write_index(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     env = app.env
-    titles = {doc: env.titles[doc].astext() for doc in env.tasksearch_records if doc in env.titles}
-    data = index_data(env.tasksearch_records, app.builder.out_suffix)
+    pages = env.tasksearch_pages
+    titles = {doc: env.titles[doc].astext() for doc in pages if doc in env.titles}
+    synonyms = load_synonyms(app.config.tasksearch_synonyms)
+    data = index_data(pages, app.builder.out_suffix, synonyms)
     data["titles"] = [titles.get(p.removesuffix(app.builder.out_suffix), "") for p in data["pages"]]
     out = Path(app.outdir) / "_static" / INDEX_FILE
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -323,16 +499,17 @@ def _write_index(app: Sphinx, exception: BaseException | None) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.add_config_value(
-        "tasksearch_terms", str(Path(app.confdir) / "docs" / "search_terms.toml"), "env"
-    )
+    docs = Path(app.confdir) / "docs"
+    app.add_config_value("tasksearch_terms", str(docs / "search_terms.toml"), "env")
+    # Synonyms apply when a query is read, so a change needs no page read again.
+    app.add_config_value("tasksearch_synonyms", str(docs / "search_synonyms.toml"), "html")
     app.add_js_file("tasksearch.js", defer="defer")
     app.add_css_file("tasksearch.css")
     app.connect("env-before-read-docs", _load_targets)
-    app.connect("env-get-outdated", _reread_when_terms_changed)
+    app.connect("env-get-outdated", _reread_when_inputs_changed)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
-    app.connect("doctree-read", _read_sections)
+    app.connect("doctree-read", _read_page)
     app.connect("env-check-consistency", _check_targets)
     app.connect("build-finished", _write_index)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 6}

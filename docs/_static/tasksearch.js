@@ -1,24 +1,55 @@
 /*
  * Search as you type, down to the entry: results appear under the search box while the
- * reader types, each linking to its section with that section's first sentence.
+ * reader types, each linking to its section with that section's first sentence. On
+ * search.html (where Enter leads) the same ranking is listed above Sphinx's results.
  *
- * Nothing is loaded until the reader types: then Sphinx's language_data.js (stop words
- * and the Snowball stemmer the build used) and _static/search-index.js (written by
- * docs/_ext/tasksearch.py) are added as script tags, which also work from file://.
- * Enter still submits the form to search.html, Sphinx's full-text search.
+ * Ranking is BM25F over the fields docs/_ext/tasksearch.py indexed (heading, the Summary's
+ * "You want" cells, the terms file's phrases, prose, code, printed output, printed error
+ * messages, and the page's title): a query word scores by how rare it is across entries
+ * (idf) and by how often it occurs in each field of an entry, a field's count weighed by
+ * the field and normalised by the field's length. Synonym groups widen a query word; an
+ * error message pasted from a traceback is normalised with the build's rules and weighs
+ * the entries' printed messages more.
+ *
+ * Nothing is loaded until the reader types: then Sphinx's language_data.js (the Snowball
+ * stemmer the build used) and _static/search-index.js are added as script tags, which
+ * also work from file://.
  */
 "use strict";
 
 const TaskSearch = (() => {
-  // Words that say "I am asking" rather than what about.
-  const FILLERS = new Set([
-    "how", "do", "i", "can", "my", "pytorch", "want", "use", "using", "way", "what",
-    "why", "when", "to", "a", "the", "in", "of", "with", "for", "on", "is", "and",
-  ]);
   const MAX_RESULTS = 8;
   const DEBOUNCE_MS = 120;
+  // BM25F. A field's weight says how much one of its words is worth next to one of the
+  // prose's; b how much a long field dilutes its words (0: not at all, 1: in proportion).
+  const FIELDS = {
+    title: { weight: 5, b: 0.3 },
+    want: { weight: 3, b: 0.3 },
+    phrases: { weight: 3, b: 0.3 },
+    page: { weight: 1, b: 0 },
+    prose: { weight: 1, b: 0.75 },
+    code: { weight: 0.5, b: 0.5 },
+    output: { weight: 0.3, b: 0.5 },
+    errors: { weight: 2, b: 0.5 },
+  };
+  // A word's rarity (idf) is counted over the fields that describe an entry: code and
+  // output use the same names everywhere (torch.manual_seed opens every block that prints
+  // random numbers), which would make "seed" look common. A word found only in code or
+  // output is counted there.
+  const DESCRIBING = new Set(["title", "want", "phrases", "page", "prose", "errors"]);
+  const K1 = 1.2; // how soon a word's count stops adding (BM25's usual value)
+  const SYNONYM_WEIGHT = 0.5; // a synonym counts half as much as the reader's own word
+  // A short query should match all its words: an entry's score is multiplied by the
+  // share of query words it matches.
+  const COVERAGE_POWER = 1;
+  // A pasted error: its printed messages weigh this much more, and an entry whose message
+  // the paste contains (word pairs in order) gains up to ERROR_MATCH.
+  const PASTED_ERRORS_WEIGHT = 8;
+  const ERROR_MATCH = 20;
+  const LONG_QUERY_WORDS = 12; // a query this long is pasted text, not typed words
+  const TRACEBACK = /Traceback \(most recent call last\)/;
 
-  let index = null; // {pages, titles, sections: [...], df: Map}
+  let index = null;
   let loading = null;
 
   const root = () => document.documentElement.dataset.content_root || "";
@@ -44,70 +75,344 @@ const TaskSearch = (() => {
     return loading;
   };
 
-  /** Called by search-index.js with the records the build wrote. */
-  const load = (data) => {
-    const sections = data.sections.map(
-      ([page, anchor, title, snippet, names, keys, words]) => ({
-        page,
-        anchor,
-        title,
-        snippet,
-        names: new Set(names.split("\n")),
-        keys: new Set(keys.split(" ")),
-        words: new Set(words.split(" ")),
-      }),
-    );
-    const df = new Map();
-    for (const s of sections)
-      for (const w of new Set([...s.keys, ...s.words])) df.set(w, (df.get(w) || 0) + 1);
-    index = { pages: data.pages, titles: data.titles, sections, df };
+  // -- Words: the same tokens and stems as tasksearch.py's stems() -------------------
+
+  const TOKEN = /[\p{L}\p{N}\p{M}_.]+/gu;
+  const WORD = /^\p{L}[\p{L}\p{N}\p{M}_]*$/u;
+  const LONGEST_WORD = 30;
+  let stemmer = null;
+  const stemCache = new Map();
+
+  const stem = (word) => {
+    let stemmed = stemCache.get(word);
+    if (stemmed === undefined) {
+      stemmer = stemmer || new window.Stemmer();
+      stemmed = stemmer.stemWord(word);
+      stemCache.set(word, stemmed);
+    }
+    return stemmed;
   };
 
-  const normalise = (text) =>
-    text.toLowerCase().replace(/[`"']/g, "").replace(/\(\)$/, "").trim();
+  /** The words of ``text`` in order, each {word, stem, stop}; a dotted name by its parts. */
+  const words = (text) => {
+    const out = [];
+    for (const [token] of text.toLowerCase().matchAll(TOKEN)) {
+      const parts = token.split(".").filter(Boolean);
+      const all = [...parts, ...parts.filter((p) => p.includes("_")).flatMap((p) => p.split("_"))];
+      for (const word of all)
+        if (word && WORD.test(word) && word.length < LONGEST_WORD)
+          out.push({ word, stem: stem(word), stop: index.stop.has(word) });
+    }
+    return out;
+  };
 
-  const queryStems = (query) => {
-    const stemmer = new window.Stemmer();
-    const words = query.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
-    const kept = words.filter((w) => !FILLERS.has(w));
-    return (kept.length ? kept : words).map((w) => stemmer.stemWord(w));
+  const stems = (text) => words(text).filter((w) => !w.stop).map((w) => w.stem);
+
+  const pairs = (list) => new Set(list.slice(1).map((w, i) => `${list[i]} ${w}`));
+
+  // -- Error messages: the rules of docs/_ext/errortext.toml, as the build applied them --
+
+  /** The text from its last exception marker on, or all of it (errortext.message). */
+  const messageOf = (text) => {
+    const starts = [...text.matchAll(index.errors.markerAll)];
+    return starts.length ? text.slice(starts[starts.length - 1].index) : text;
+  };
+
+  /** The stable part of an error message (errortext.normalise, in JavaScript). */
+  const normaliseError = (text) => {
+    const rules = index.errors;
+    text = messageOf(text);
+    for (const pattern of rules.dropPatterns) text = text.replace(pattern, " ");
+    return text.toLowerCase().split(/\s+/).filter(Boolean).slice(0, rules.max_words).join(" ");
+  };
+
+  // -- The index ----------------------------------------------------------------------
+
+  // A field's number in an entry's fields.
+  const FIELD_NAMES = Object.keys(FIELDS);
+  const FIELD = Object.fromEntries(FIELD_NAMES.map((name, f) => [name, f]));
+  // The fields the build writes with each word once (sorted sets): a Set is enough.
+  const SETS = new Set(["prose", "code", "output"]);
+
+  /** A field's words, counted: a Map, or a Set where each word occurs once. */
+  const fieldOf = (name, list) => {
+    if (SETS.has(name)) return new Set(list);
+    const tf = new Map();
+    for (const w of list) tf.set(w, (tf.get(w) || 0) + 1);
+    return tf;
+  };
+
+  /** How often a word occurs in a field (Map or Set). */
+  const occurrences = (field, word) => (field.get ? field.get(word) || 0 : +field.has(word));
+
+  /** A normalised message as the ranking compares it: its stems, and its word pairs. */
+  const printedMessage = (text) => {
+    const all = words(text).map((w) => w.stem);
+    return { pairs: pairs(all), words: new Set(all) };
+  };
+
+  /** The error rules as regular expressions (flags as errortext.py compiles them). */
+  const readRules = (rules) => ({
+    ...rules,
+    marker1: new RegExp(rules.marker),
+    markerAll: new RegExp(rules.marker, "g"),
+    dropPatterns: rules.drop.map(([pattern, flags]) => new RegExp(pattern, `g${flags}`)),
+  });
+
+  /** One row of the index: [page, anchor, title, snippet, phrase names, *fields, errors]. */
+  const readSection = (row, fieldNames, pageWords) => {
+    const [page, anchor, title, snippet, phraseNames] = row;
+    const lists = { title: stems(title), page: pageWords[page] };
+    fieldNames.forEach((name, k) => (lists[name] = row[5 + k] ? row[5 + k].split(" ") : []));
+    const printed = row[5 + fieldNames.length];
+    const messages = printed ? printed.split("\n") : [];
+    lists.errors = messages.flatMap((m) => stems(m));
+    return {
+      page,
+      anchor,
+      title,
+      snippet,
+      name: title.toLowerCase(),
+      phraseNames: new Set(phraseNames ? phraseNames.split("\n") : []),
+      fields: FIELD_NAMES.map((name) => fieldOf(name, lists[name])),
+      lengths: FIELD_NAMES.map((name) => lists[name].length),
+      messages: messages.map(printedMessage),
+    };
+  };
+
+  /** Called by search-index.js with the records the build wrote. */
+  const load = (data) => {
+    index = {
+      pages: data.pages,
+      titles: data.titles,
+      stop: new Set(data.stop.split(" ")),
+      errors: readRules(data.errors),
+    };
+    index.stopStems = new Set([...index.stop].map(stem));
+    index.synonyms = data.synonyms.map((group) => group.map((phrase) => phrase.split(" ")));
+    const pageWords = data.titles.map(stems);
+    index.sections = data.sections.map((row) => readSection(row, data.fields, pageWords));
+    index.sections.forEach((s, i) => (s.i = i));
+    index.average = FIELD_NAMES.map((_, f) => {
+      const total = index.sections.reduce((sum, s) => sum + s.lengths[f], 0);
+      return total / index.sections.length || 1;
+    });
+  };
+
+  /** Whether any entry holds the word, in any field. */
+  const known = (word) => index.sections.some((s) => s.fields.some((f) => occurrences(f, word)));
+
+  /**
+   * In how many entries a word occurs, counted over the describing fields, or over all
+   * where it is in none of those; the terms file's phrases only when they are on.
+   */
+  const entriesWith = (word, phrases) => {
+    let describing = 0;
+    let any = 0;
+    for (const s of index.sections) {
+      let inAny = false;
+      let inDescribing = false;
+      for (const [f, name] of FIELD_NAMES.entries()) {
+        if ((name === "phrases" && !phrases) || !occurrences(s.fields[f], word)) continue;
+        inAny = true;
+        inDescribing = inDescribing || DESCRIBING.has(name);
+      }
+      any += inAny;
+      describing += inDescribing;
+    }
+    return describing || any;
+  };
+
+  // -- A query, read ------------------------------------------------------------------
+
+  /** A synonym phrase that starts at list[i], the longest, with its group; or null. */
+  const synonymAt = (list, i) => {
+    let found = null;
+    for (const group of index.synonyms)
+      for (const phrase of group)
+        if (
+          (!found || phrase.length > found.phrase.length) &&
+          phrase.every((s, j) => list[i + j] && list[i + j].stem === s)
+        )
+          found = { group, phrase };
+    return found;
+  };
+
+  /** Whether two words are one word of the index when written together ("top k", topk). */
+  const joined = (a, b) =>
+    a && b && !a.stop && !b.stop && known(stem(a.word + b.word));
+
+  /**
+   * The query's words as units to match: each unit a list of alternatives {stems,
+   * weight}; the reader's own words weigh 1, the other phrases of a synonym group
+   * SYNONYM_WEIGHT, and two words an entry writes as one count either way.
+   */
+  const units = (list) => {
+    const own = (phrase) => phrase.filter((s) => !index.stopStems.has(s));
+    const out = [];
+    for (let i = 0; i < list.length; ) {
+      const synonym = synonymAt(list, i);
+      if (synonym) {
+        const others = synonym.group.filter((p) => p !== synonym.phrase);
+        out.push([
+          { stems: own(synonym.phrase), weight: 1 },
+          ...others.map((p) => ({ stems: own(p), weight: SYNONYM_WEIGHT })),
+        ]);
+        i += synonym.phrase.length;
+      } else if (joined(list[i], list[i + 1])) {
+        const [a, b] = [list[i], list[i + 1]];
+        out.push([
+          { stems: [a.stem, b.stem], weight: 1 },
+          { stems: [stem(a.word + b.word)], weight: 1 },
+        ]);
+        i += 2;
+      } else {
+        if (!list[i].stop) out.push([{ stems: [list[i].stem], weight: 1 }]);
+        i += 1;
+      }
+    }
+    if (out.length || !list.length) return out;
+    return list.map((w) => [{ stems: [w.stem], weight: 1 }]); // only stop words: keep them
+  };
+
+  /**
+   * The query, read. A pasted error (a marker such as ``RuntimeError:``, or a
+   * traceback) is read from its last marker on, which leaves the traceback's frames
+   * out; a long query is read whole. Both are also normalised, to be compared with the
+   * entries' printed messages.
+   */
+  const read = (query) => {
+    const message = index.errors.marker1.test(query) || TRACEBACK.test(query);
+    const pasted =
+      message || query.split(/\s+/).filter(Boolean).length >= LONG_QUERY_WORDS;
+    const list = words(message ? messageOf(query) : query);
+    const normalised = pasted ? words(normaliseError(query)).map((w) => w.stem) : [];
+    const last = list[list.length - 1];
+    return {
+      pasted,
+      units: units(list),
+      message: { pairs: pairs(normalised), words: new Set(normalised) },
+      // The word still being typed, when the query does not end in a space.
+      typing: !pasted && !/\s$/.test(query) && last && !last.stop ? last : null,
+      exact: query.toLowerCase().replace(/[`"']/g, "").replace(/\(\)$/, "").trim(),
+    };
+  };
+
+  // -- Ranking ------------------------------------------------------------------------
+
+  /** BM25F: a word's score in every entry that holds it, for a prepared query. */
+  const wordScores = (word, q) => {
+    let scores = q.scores.get(word);
+    if (scores) return scores;
+    scores = new Map();
+    const idf = q.idf(word);
+    for (const s of index.sections) {
+      let tf = 0;
+      for (const [f, name] of FIELD_NAMES.entries()) {
+        const n = occurrences(s.fields[f], word);
+        if (!n) continue;
+        const { b } = FIELDS[name];
+        tf += (q.weights[name] * n) / (1 - b + (b * s.lengths[f]) / index.average[f]);
+      }
+      if (tf) scores.set(s.i, (idf * tf) / (K1 + tf));
+    }
+    q.scores.set(word, scores);
+    return scores;
+  };
+
+  const wordScore = (s, word, q) => wordScores(word, q).get(s.i) || 0;
+
+  /** How much of an entry's printed message a pasted one holds (word pairs): 0 to 1. */
+  const errorMatch = (s, pasted) => {
+    let best = 0;
+    for (const m of s.messages) {
+      const wanted = m.pairs.size ? m.pairs : m.words;
+      const have = m.pairs.size ? pasted.pairs : pasted.words;
+      let found = 0;
+      for (const p of wanted) found += have.has(p);
+      best = Math.max(best, wanted.size ? found / wanted.size : 0);
+    }
+    return best;
+  };
+
+  /** What ranking a query needs: the query read, each word's idf, the field weights. */
+  const prepare = (query, { phrases = true } = {}) => {
+    const q = read(query);
+    const n = index.sections.length;
+    q.idf = (w) => {
+      const found = entriesWith(w, phrases);
+      return Math.log(1 + (n - found + 0.5) / (found + 0.5));
+    };
+    q.weights = {};
+    for (const [name, { weight }] of Object.entries(FIELDS)) q.weights[name] = weight;
+    if (!phrases) q.weights.phrases = 0;
+    if (q.pasted) q.weights.errors *= PASTED_ERRORS_WEIGHT;
+    q.phrases = phrases;
+    q.scores = new Map();
+    return q;
+  };
+
+  /** One unit's score in an entry: its best alternative's. */
+  const unitScore = (s, alternatives, q) => {
+    let best = 0;
+    for (const { stems: all, weight } of alternatives) {
+      const each = all.map((w) => wordScore(s, w, q));
+      const hit = each.filter(Boolean).length;
+      if (!hit || (weight < 1 && hit < all.length)) continue;
+      best = Math.max(best, (weight * each.reduce((a, b) => a + b, 0) * hit) / all.length);
+    }
+    return best;
+  };
+
+  /** The word being typed: a heading word it begins counts, at half its worth. */
+  const prefixScore = (s, q) => {
+    for (const k of s.fields[FIELD.title].keys())
+      if (k.startsWith(q.typing.stem)) return wordScore(s, k, q) / 2;
+    return 0;
+  };
+
+  /** An entry's score for a prepared query; 0 when nothing matches. */
+  const score = (s, q) => {
+    let total = 0;
+    let matched = 0;
+    q.units.forEach((alternatives, u) => {
+      let best = unitScore(s, alternatives, q);
+      const last = q.typing && u === q.units.length - 1 && q.typing.stem.length >= 2;
+      if (!best && last) best = prefixScore(s, q);
+      total += best;
+      matched += best > 0;
+    });
+    if (q.pasted) total += ERROR_MATCH * errorMatch(s, q.message);
+    else if (q.units.length) total *= (matched / q.units.length) ** COVERAGE_POWER;
+    if (!total) return 0;
+    // An exact API name or phrase puts its entry first.
+    const names = q.phrases ? [s.name, ...s.phraseNames] : [s.name];
+    if (names.includes(q.exact)) total += 1000;
+    else if (names.some((name) => name.endsWith(`.${q.exact}`))) total += 50;
+    return total;
+  };
+
+  /** The entries that hold a word of the query, or a heading word it is typing. */
+  const candidates = (q) => {
+    const found = new Set();
+    for (const alternatives of q.units)
+      for (const { stems: all } of alternatives)
+        for (const w of all) for (const section of wordScores(w, q).keys()) found.add(section);
+    if (q.typing && q.typing.stem.length >= 2)
+      for (const s of index.sections)
+        for (const k of s.fields[FIELD.title].keys())
+          if (k.startsWith(q.typing.stem)) found.add(s.i);
+    return [...found].map((i) => index.sections[i]);
   };
 
   /** Rank the sections for ``query``: best first, each {href, page, title, snippet}. */
-  const rank = (query, limit = MAX_RESULTS) => {
+  const rank = (query, limit = MAX_RESULTS, options = {}) => {
     if (!index || !query.trim()) return [];
-    const exact = normalise(query);
-    const terms = [...new Set(queryStems(query))];
-    const n = index.sections.length;
-    const idf = (w) => Math.log(1 + n / (index.df.get(w) || 0.5));
-    const last = terms[terms.length - 1];
+    const q = prepare(query, options);
     const scored = [];
-    for (const s of index.sections) {
-      let score = 0;
-      let matched = 0;
-      for (const t of terms) {
-        if (s.keys.has(t)) {
-          score += 3 * idf(t);
-          matched += 1;
-        } else if (s.words.has(t)) {
-          score += idf(t);
-          matched += 1;
-        } else if (t === last && t.length >= 2) {
-          // The word being typed: a prefix of a heading word counts, a little.
-          for (const k of s.keys)
-            if (k.startsWith(t)) {
-              score += idf(k);
-              matched += 0.5;
-              break;
-            }
-        }
-      }
-      if (!matched) continue;
-      score *= (matched / terms.length) ** 2;
-      // An exact API name or phrase puts its entry first.
-      if (s.names.has(exact)) score += 1000;
-      else if ([...s.names].some((name) => name.endsWith(`.${exact}`))) score += 50;
-      scored.push([score, s]);
+    for (const s of candidates(q)) {
+      const total = score(s, q);
+      if (total) scored.push([total, s]);
     }
     scored.sort((a, b) => b[0] - a[0]);
     return scored.slice(0, limit).map(([, s]) => ({
@@ -119,28 +424,30 @@ const TaskSearch = (() => {
   };
 
   /** Load what is needed, then rank: the one call tests and benchmarks make. */
-  const search = async (query, limit = MAX_RESULTS) => {
+  const search = async (query, limit = MAX_RESULTS, options = {}) => {
     await ready();
-    return rank(query, limit);
+    return rank(query, limit, options);
+  };
+
+  // -- On the page --------------------------------------------------------------------
+
+  const item = (r) => {
+    const entry = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = root() + r.href;
+    const where = document.createElement("span");
+    where.className = "tasksearch-title";
+    where.textContent = r.page && r.page !== r.title ? `${r.title} · ${r.page}` : r.title;
+    const snippet = document.createElement("span");
+    snippet.className = "tasksearch-snippet";
+    snippet.textContent = r.snippet;
+    link.append(where, snippet);
+    entry.append(link);
+    return entry;
   };
 
   const render = (list, results) => {
-    list.replaceChildren(
-      ...results.map((r) => {
-        const item = document.createElement("li");
-        const link = document.createElement("a");
-        link.href = root() + r.href;
-        const where = document.createElement("span");
-        where.className = "tasksearch-title";
-        where.textContent = r.page && r.page !== r.title ? `${r.title} · ${r.page}` : r.title;
-        const snippet = document.createElement("span");
-        snippet.className = "tasksearch-snippet";
-        snippet.textContent = r.snippet;
-        link.append(where, snippet);
-        item.append(link);
-        return item;
-      }),
-    );
+    list.replaceChildren(...results.map(item));
     list.hidden = results.length === 0;
   };
 
@@ -186,12 +493,36 @@ const TaskSearch = (() => {
       else return;
       event.preventDefault();
     });
-    if (input.value.trim()) update(); // search.html?q=... opens with its query filled in
+  };
+
+  /** On search.html, list the entries this ranking finds above Sphinx's page results. */
+  const showOnSearchPage = (sphinxResults) => {
+    const query = new URLSearchParams(window.location.search).get("q") || "";
+    if (!query.trim()) return;
+    const section = document.createElement("section");
+    section.className = "tasksearch-page";
+    section.setAttribute("aria-labelledby", "tasksearch-page-heading");
+    const heading = document.createElement("h2");
+    heading.id = "tasksearch-page-heading";
+    heading.textContent = "Best matching entries";
+    const list = document.createElement("ol");
+    list.className = "tasksearch-results";
+    section.append(heading, list);
+    sphinxResults.before(section);
+    search(query).then(
+      (results) => {
+        render(list, results);
+        section.hidden = results.length === 0;
+      },
+      () => (section.hidden = true), // no index: Sphinx's results are still there
+    );
   };
 
   document.addEventListener("DOMContentLoaded", () => {
     document.querySelectorAll("form.bd-search input[name=q]").forEach(attach);
+    const sphinxResults = document.getElementById("search-results");
+    if (sphinxResults) showOnSearchPage(sphinxResults);
   });
 
-  return { load, search, rank, ready };
+  return { load, search, rank, ready, normaliseError };
 })();
