@@ -71,6 +71,36 @@ def test_two_failing_releases_in_a_row_do_move_the_date():
     assert dating.regressions == ()
 
 
+def test_a_release_without_a_record_before_the_first_working_one_keeps_the_since_a_bound():
+    chain = [V(v) for v in ("2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.1")]
+    dating = date(_series(v2_4_1=FAILS, v2_9_1=WORKS), chain)
+    assert dating.first == V("2.9.1")
+    assert dating.gap == (V("2.5.1"), V("2.6.0"), V("2.7.1"), V("2.8.0"))
+    assert dating.since() == "≤ 2.9"
+    # Once every release between is measured, the since is exact.
+    full = date(_series(v2_4_1=FAILS, v2_5_1=FAILS, v2_6_0=FAILS, v2_7_1=FAILS, v2_8_0=WORKS,
+                        v2_9_1=WORKS), chain)  # fmt: skip
+    assert (full.gap, full.since()) == ((), "2.8")
+
+
+def test_a_gap_is_said_in_the_note_and_not_counted_as_failing(tmp_path):
+    probes = _probes(tmp_path, SAC_PROBES)
+    sac = _entry("sac", "checkpoint(..., respect_saved_tensors_hooks=True)")
+    runs = [
+        _record("2.4.1", _row(sac, "import torch\n", _part(FAILS, "ImportError: CheckpointPolicy"),
+                              _part(FAILS, "ImportError: CheckpointPolicy"),
+                              missing=["torch.utils.checkpoint.CheckpointPolicy"])),
+        _record("2.8.0", _row(sac, "import torch\n", _part(WORKS), _part(WORKS))),
+    ]  # fmt: skip
+    chain = [V(v) for v in ("2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0")]
+    since = compute(runs, {("p/a", "sac"): sac}, probes, chain).since["sac"]
+    assert since.role_text() == "≤ 2.8"
+    note = since.note()
+    assert "did not work under 2.4.1" in note and "works under 2.8.0" in note
+    assert "2.5.1, 2.6.0 and 2.7.1" in note or "2.5.1–2.7.1" in note, note
+    assert "Needs torch" not in note
+
+
 def test_a_failure_that_did_not_reproduce_is_flaky_and_does_not_move_the_date():
     flaky = Outcome(FLAKY, "timed out after 300 s", runs=3, failures=1)
     dating = date(_series(v2_4_1=FAILS, v2_5_1=flaky, v2_6_0=WORKS))

@@ -12,7 +12,9 @@ of the probe's names. The rules, in one place:
 - An entry is dated by its probe: its *since* is the first release of the last stretch
   of releases under which the probe works, where a single failing release between two
   working ones is a regression, named on the page, that does not move the date. It is
-  "≤ 2.4" when that is the oldest release recorded for the entry.
+  "≤ 2.4" when that is the oldest release recorded for the entry, and "≤ 2.9" when a
+  release of ``since_releases`` between the last failing one and 2.9 has no record: an
+  unmeasured release is never counted as failing.
 - The entry's own code blocks are dated the same way; one that needs a later release
   than the probe (an optional argument, a diagnostic) gets a note of its own.
 - The API check is a second measurement: where the names exist from another release
@@ -75,6 +77,9 @@ class Dating:
     regressions, flaky, unmeasured : tuple of (Version, str)
         Releases where it failed between two working ones, failed only sometimes, or
         skipped its call; each with what it printed.
+    gap : tuple of Version
+        Releases between ``last_failing`` and ``first`` that have no record of this part:
+        it may work from one of them, so ``first`` is an upper bound.
     """
 
     first: Version | None
@@ -83,14 +88,29 @@ class Dating:
     regressions: tuple[tuple[Version, str], ...] = ()
     flaky: tuple[tuple[Version, str], ...] = ()
     unmeasured: tuple[tuple[Version, str], ...] = ()
+    gap: tuple[Version, ...] = ()
 
     @property
     def at_oldest(self) -> bool:
         return self.first is not None and self.first == self.oldest
 
+    @property
+    def bounded(self) -> bool:
+        """Whether ``first`` is only an upper bound: the oldest recorded, or after a gap."""
+        return self.at_oldest or bool(self.gap)
 
-def date(outcomes: dict[Version, Outcome]) -> Dating:
-    """Date a part from its outcome under each release (the rules in the module docstring)."""
+    def since(self) -> str:
+        """``"2.6"``, or ``"≤ 2.6"`` when it may work under an earlier release too."""
+        assert self.first is not None
+        return f"≤ {minor(self.first)}" if self.bounded else minor(self.first)
+
+
+def date(outcomes: dict[Version, Outcome], releases: Iterable[Version] = ()) -> Dating:
+    """Date a part from its outcome under each release (the rules in the module docstring).
+
+    ``releases`` are the ones the records should cover (``since_releases``): one with no
+    outcome between the last failing release and the first working one is a gap.
+    """
     unmeasured = tuple((v, o.error) for v, o in sorted(outcomes.items()) if o.status == SKIPPED)
     flaky = tuple(
         (v, f"failed {o.failures} of {o.runs} runs: {o.error}")
@@ -115,7 +135,9 @@ def date(outcomes: dict[Version, Outcome]) -> Dating:
         else:
             break
     last = (measured[i - 1][0], measured[i - 1][1].error) if i > 0 else None
-    return Dating(measured[i][0], oldest, last, tuple(sorted(regressions)), flaky, unmeasured)
+    first = measured[i][0]
+    gap = tuple(v for v in sorted(releases) if last and last[0] < v < first and v not in outcomes)
+    return Dating(first, oldest, last, tuple(sorted(regressions)), flaky, unmeasured, gap)
 
 
 # -- An entry's history, from the records ------------------------------------------------
@@ -279,11 +301,9 @@ class EntrySince:
 
     @property
     def release(self) -> str:
-        """``"2.6"``, or ``"≤ 2.4"`` when the call works under the oldest release recorded."""
-        assert self.call.first is not None
-        if self.call.at_oldest:
-            return f"≤ {minor(self.call.first)}"
-        return minor(self.call.first)
+        """``"2.6"``, or ``"≤ 2.6"`` when the call may work under an earlier release too
+        (2.6 is the oldest recorded, or releases before it are not measured)."""
+        return self.call.since()
 
     @property
     def api_differs(self) -> bool:
@@ -297,8 +317,7 @@ class EntrySince:
     def role_text(self) -> str:
         """What ``:since:`` writes: the release, and the API check's where it differs."""
         if self.api_differs and self.api.first < self.call.first:
-            api = f"≤ {minor(self.api.first)}" if self.api.at_oldest else minor(self.api.first)
-            return f"{self.release} (API {api})"
+            return f"{self.release} (API {self.api.since()})"
         return self.release
 
     def needs_note(self) -> bool:
@@ -314,6 +333,14 @@ class EntrySince:
         c, parts = self.call, []
         if c.at_oldest:
             parts.append(f"Works with torch {c.first} and newer: measured, {call} runs under it.")
+        elif c.last_failing is not None and c.gap:
+            v, error = c.last_failing
+            parts.append(
+                f"Works with torch {c.first} and newer: measured, {call} did not work under "
+                f"{v} ({_short(self._explain(v, error))}) and works under {c.first}; "
+                f"{_release_list(c.gap)} between them are not measured yet, so it may work "
+                "from one of those."
+            )
         elif c.last_failing is not None:
             v, error = c.last_failing
             parts.append(
@@ -340,7 +367,7 @@ class EntrySince:
             v, error = dating.last_failing or (None, "")
             what = what_is_missing(error) or f"code block {n + 1}"
             parts.append(
-                f"This entry's own code also uses {what}, which needs {minor(dating.first)}"
+                f"This entry's own code also uses {what}, which needs {dating.since()}"
                 + (f" (under {v}: {_short(error, 120)})." if v else ".")
             )
         return " ".join(parts)
@@ -352,16 +379,19 @@ class EntrySince:
         return error
 
 
-def entry_since(history: History, probe: Probe | None) -> EntrySince | None:
+def entry_since(
+    history: History, probe: Probe | None, releases: Iterable[Version] = ()
+) -> EntrySince | None:
     """Date one entry from its history; None when nothing dates it (no working release)."""
-    call = date(history.probe if probe else _combined(history.blocks))
+    releases = tuple(releases)
+    call = date(history.probe if probe else _combined(history.blocks), releases)
     if call.first is None:
         return None
     # An API check of no names says nothing: only a probe that names its API gets one.
-    api = date(history.api) if probe and probe.api and history.api else None
+    api = date(history.api, releases) if probe and probe.api and history.api else None
     extras = []
     for n, outcomes in sorted(history.blocks.items()):
-        block = date(outcomes)
+        block = date(outcomes, releases)
         if block.first is not None and block.first > call.first:
             extras.append((n, block))
     return EntrySince(history.page, history.entry, probe, call, api, tuple(extras))
@@ -408,9 +438,17 @@ def current_entries(examples: Path) -> dict[tuple[str, str], Entry]:
 
 
 def compute(
-    records: list[dict[str, Any]], entries: dict[tuple[str, str], Entry], probes: dict[str, Probe]
+    records: list[dict[str, Any]],
+    entries: dict[tuple[str, str], Entry],
+    probes: dict[str, Probe],
+    chain: Iterable[Version] = (),
 ) -> _State:
-    """Date every entry the records know, and list what is wrong with the records."""
+    """Date every entry the records know, and list what is wrong with the records.
+
+    ``chain`` holds the releases the records should cover: a gap in it makes a since an
+    upper bound ("≤ 2.9"), never a claim that the releases before it fail.
+    """
+    chain = tuple(chain)
     current = {
         key: e.digest(probes[e.label].code if e.label in probes else "") for key, e in entries.items()
     }
@@ -423,7 +461,7 @@ def compute(
         problems.append(f"docs/probes.toml: [{label}] is no entry of any page{hint}")
     for (page, label), history in sorted(found.items()):
         probe = probes.get(label)
-        dated = entry_since(history, probe)
+        dated = entry_since(history, probe, chain)
         if probe is not None:
             problems += known_contradictions(history, probe)
         if dated is None:
@@ -458,7 +496,8 @@ def _state(app: Sphinx) -> _State:
     if state is None:
         records = load_records(Path(app.confdir, RESULTS_DIR))
         probes = load_probes(Path(app.confdir, app.config.since_probes))
-        state = compute(records, current_entries(_examples(app)), probes)
+        chain = [Version(v) for v in app.config.since_releases]
+        state = compute(records, current_entries(_examples(app)), probes, chain)
         app._cheatsheet_since = state  # type: ignore[attr-defined]
     return state
 
@@ -581,6 +620,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("since_probes", "docs/probes.toml", "env")
     # "error": a stale record fails the build; "warn": it is left out and said (docs-live).
     app.add_config_value("stale_records", "error", "env")
+    # The releases the version records should cover, oldest first; one missing from the
+    # records between a failing and a working release keeps a since an upper bound.
+    app.add_config_value("since_releases", (), "env")
     app.add_role("since", SinceRole())
     app.add_directive("torch-coverage", TorchCoverageDirective)
     app.connect("builder-inited", _report)
