@@ -41,6 +41,7 @@ extensions = [
     "machines",  # results recorded on other machines, beside the live ones
     "since",  # from which torch release each entry works, from the version records
     "tasksearch",  # search results down to the entry, as the reader types
+    "tablewidths",  # Summary tables state their column widths: they hold still as pages load
 ]
 root_doc = "index"
 # The torch releases the version records cover (results/*-torch-<release>/), oldest first:

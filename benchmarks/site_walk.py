@@ -1,0 +1,396 @@
+"""Walk every page of the built site in Chromium, as the site walk test does, and time it.
+
+``walk()`` visits every page in one viewport and colour mode and records, for each,
+what ``tests/test_site_walk.py`` makes claims about: axe-core's serious and critical
+violations, console errors, failed requests, sideways scroll, and how far the page
+shifted its layout while it loaded. Run as a script (``nox -s walkperf``) it walks the
+site in each viewport and mode and prints where the time went: loading pages,
+injecting axe-core, settling and running the checks.
+
+Where the time goes, and why the walk is shaped the way it is:
+
+- axe-core is most of it (its colour-contrast rule alone about half), and it runs in
+  the page's renderer. Several tabs of one browser context each have a renderer of
+  their own, so the walk keeps a few pages in flight: while one tab runs axe, the
+  next loads. A browser context is made once per viewport and mode, not per page.
+- Nothing intercepts requests (a Playwright route turns Chromium's cache off, and every
+  page would fetch the theme's styles and scripts again); Chromium itself blocks what is
+  outside the site, and any request that leaves it is reported all the same.
+- Pages load over an emulated network (Lighthouse's desktop profile: 40 ms round trip,
+  10 Mbit/s), so a page arrives in pieces and the browser paints before it has all of
+  it, as a reader's does. On a local server a page arrives at once, and what moves when
+  a late part arrives (a sidebar, an image) would only show when the machine is slow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import re
+import statistics
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "_build" / "html"
+CHROMIUM = os.environ.get("CHEATSHEET_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+VIEWPORTS = {"wide": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+MODES = ("light", "dark")
+SERIOUS = {"serious", "critical"}
+# Folders of the built site that hold files pages use, not pages.
+NOT_PAGES = {"_static", "_sources", "_downloads", "_images"}
+# Pages in flight at once, each in a tab of its own. Measured on two cores: two tabs
+# take about 0.6 of the time one does, and a third gains nothing more.
+TABS = 2
+# Lighthouse's desktop network: a page arrives in pieces, as it does for a reader.
+NETWORK = {"offline": False, "latency": 40, "downloadThroughput": 10 * 1024 * 1024 / 8,
+           "uploadThroughput": 10 * 1024 * 1024 / 8}  # fmt: skip
+# After the load event: time for the site's and the theme's scripts to finish what they
+# do on load, before the layout shift is read.
+SETTLE_MS = 250
+
+# Before any script of the page: the reader chose this mode on an earlier visit.
+CHOOSE_MODE = """localStorage.setItem("mode", "{mode}"); localStorage.setItem("theme", "{mode}");"""
+
+# Started once the page has loaded; the walk collects its promise later, so the tab works
+# while the walk loads the next page in another tab.
+#   - Layout shift as Chromium reports it to the page (the Core Web Vitals definition):
+#     every shift not caused by input, summed, with the nodes that moved.
+#   - axe-core: preload false, or axe fetches the stylesheets again itself (and resolves
+#     their @import against the page, asking for files that do not exist);
+#     label-content-name-mismatch is experimental in axe, so off unless asked for.
+_CHECK = """settleMs => {
+  const describe = node => {
+    const element = node && (node.nodeType === 1 ? node : node.parentElement);
+    if (!element) return "(a node no longer in the page)";
+    const id = element.id ? "#" + element.id : "";
+    const classes = [...element.classList].slice(0, 2).map(c => "." + c).join("");
+    return element.tagName.toLowerCase() + id + classes;
+  };
+  const box = r => `${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}x${Math.round(r.height)}`;
+  window.__cheatsheetWalk = (async () => {
+    await document.fonts.ready;
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+    await new Promise(done => setTimeout(done, settleMs));
+    const observer = new PerformanceObserver(() => {});
+    observer.observe({type: "layout-shift", buffered: true});
+    const shifts = observer.takeRecords().filter(e => !e.hadRecentInput).map(e => ({
+      value: e.value,
+      at_ms: Math.round(e.startTime),
+      sources: e.sources.map(s => `${describe(s.node)} (${box(s.previousRect)} to ${box(s.currentRect)})`),
+    }));
+    observer.disconnect();
+    const root = document.documentElement;
+    const theme = root.dataset.theme;
+    const widths = [root.scrollWidth, root.clientWidth];
+    const started = performance.now();
+    const results = await axe.run(document, {
+      resultTypes: ["violations"],
+      preload: false,
+      rules: {"label-content-name-mismatch": {enabled: true}},
+    });
+    const axeMs = performance.now() - started;
+    const violations = results.violations.map(v => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ")),
+    }));
+    return {shifts, theme, widths, violations, axeMs};
+  })();
+}"""
+
+
+@dataclass
+class Shift:
+    """One layout shift of a page, as Chromium reported it.
+
+    Attributes
+    ----------
+    value : float
+        Its score: the share of the viewport that moved, times how far it moved.
+    at_ms : int
+        When it happened, from the start of the navigation.
+    sources : list[str]
+        The nodes that moved, each with its box before and after (x,y widthxheight).
+    """
+
+    value: float
+    at_ms: int
+    sources: list[str]
+
+
+@dataclass
+class Visit:
+    """What one page showed in one viewport and mode, and what visiting it cost.
+
+    Attributes
+    ----------
+    page : str
+        The page's path in the site.
+    theme : str
+        The colour theme the page showed (``data-theme`` of its root element).
+    axe : list[dict]
+        axe-core's serious and critical violations: rule id, impact, up to three nodes.
+    console_errors, failed_requests : list[str]
+        Console errors and uncaught exceptions; requests that failed, answered 400 or
+        more, or went outside the site.
+    scroll_width, client_width : int
+        The document's width and the viewport's: wider means it scrolls sideways.
+    shifts : list[Shift]
+        Every layout shift of the page while it loaded, input-caused ones left out.
+    load_s, inject_s, check_s : float
+        Seconds to load the page, to inject axe-core, and to settle and run the
+        checks (the walk's share: in flight beside other tabs, not alone).
+    axe_s : float
+        Seconds axe-core ran in the page.
+    """
+
+    page: str
+    theme: str = ""
+    axe: list[dict] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    scroll_width: int = 0
+    client_width: int = 0
+    shifts: list[Shift] = field(default_factory=list)
+    load_s: float = 0.0
+    inject_s: float = 0.0
+    check_s: float = 0.0
+    axe_s: float = 0.0
+
+    @property
+    def layout_shift(self) -> float:
+        """Cumulative layout shift while the page loaded: the sum of its shifts."""
+        return sum(shift.value for shift in self.shifts)
+
+
+def pages(site: Path) -> list[str]:
+    """Every page of the built site, as paths relative to its root."""
+    return sorted(
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*.html")
+        if p.relative_to(site).parts[0] not in NOT_PAGES
+    )
+
+
+def published_root(site: Path) -> str:
+    """The path the 404 page loads its files from: the site's address on its host."""
+    href = re.search(r'href="([^"]*)_static/', (site / "404.html").read_text(encoding="utf-8"))
+    return href.group(1) if href and href.group(1).startswith("/") else "/"
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the built site, quietly, at ``/`` and at the published root.
+
+    The 404 page links to its files where the site lives on its host
+    (``/<name>/_static/...``); serving the site there too lets it load them without
+    rewriting requests in the browser.
+    """
+
+    published_root = "/"
+
+    def translate_path(self, path: str) -> str:
+        root = self.published_root
+        if root != "/" and path.startswith(root):
+            path = "/" + path[len(root) :]
+        return super().translate_path(path)
+
+    def end_headers(self) -> None:
+        # As GitHub Pages serves it: the browser keeps each file ten minutes before it
+        # asks again, so a walk loads the theme's files once, not on every page.
+        self.send_header("Cache-Control", "max-age=600")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def serve(site: Path) -> http.server.ThreadingHTTPServer:
+    """Serve ``site`` on a free port of 127.0.0.1 from a background thread."""
+    handler = type("Handler", (SiteHandler,), {"published_root": published_root(site)})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(site))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def axe_script() -> str:
+    """axe-core's source, as the axe-playwright-python package ships it."""
+    from axe_playwright_python.base import AXE_FILE_PATH
+
+    return AXE_FILE_PATH.read_text(encoding="utf-8")
+
+
+class _Tab:
+    """A tab of the walk: the page it is on, and what that page has shown so far."""
+
+    def __init__(self, context, base_url: str, axe: str) -> None:
+        self.page = context.new_page()
+        self.base_url = base_url
+        self.axe = axe
+        self.visit = Visit(page="")
+        self.started = 0.0
+        cdp = context.new_cdp_session(self.page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", NETWORK)
+        # Chromium refuses requests outside the site itself; a Playwright route would
+        # also turn the browser's cache off. _on_request reports any that get through.
+        cdp.send(
+            "Network.setBlockedURLs",
+            {"urls": [], "urlPatterns": [
+                {"urlPattern": f"{base_url}/*", "block": False},
+                {"urlPattern": "*://*/*", "block": True},
+            ]},
+        )  # fmt: skip
+        self.page.on("console", self._on_console)
+        self.page.on("pageerror", lambda error: self.visit.console_errors.append(str(error)))
+        self.page.on("request", self._on_request)
+        self.page.on("response", self._on_response)
+        self.page.on(
+            "requestfailed", lambda r: self.visit.failed_requests.append(f"{r.failure} {r.url}")
+        )
+
+    def _on_console(self, message) -> None:
+        if message.type == "error":
+            self.visit.console_errors.append(message.text)
+
+    def _on_request(self, request) -> None:
+        if not request.url.startswith((self.base_url + "/", "data:", "blob:")):
+            self.visit.failed_requests.append(f"outside the site: {request.url}")
+
+    def _on_response(self, response) -> None:
+        if response.status >= 400:
+            self.visit.failed_requests.append(f"{response.status} {response.url}")
+
+    def start(self, path: str) -> None:
+        """Load ``path`` and start the checks; they run while the walk goes on."""
+        self.visit = Visit(page=path)
+        start = time.perf_counter()
+        self.page.goto(f"{self.base_url}/{path}", wait_until="load")
+        loaded = time.perf_counter()
+        self.page.evaluate(self.axe)
+        self.started = time.perf_counter()
+        self.page.evaluate(_CHECK, SETTLE_MS)
+        self.visit.load_s, self.visit.inject_s = loaded - start, self.started - loaded
+
+    def finish(self) -> Visit:
+        """Wait for the checks of the page this tab is on; return what it showed."""
+        found = self.page.evaluate("window.__cheatsheetWalk")
+        visit = self.visit
+        visit.check_s = time.perf_counter() - self.started
+        visit.axe_s = found["axeMs"] / 1000
+        visit.theme = found["theme"]
+        visit.scroll_width, visit.client_width = found["widths"]
+        visit.shifts = [Shift(**shift) for shift in found["shifts"]]
+        visit.axe = [v for v in found["violations"] if v["impact"] in SERIOUS]
+        return visit
+
+
+def walk(
+    browser, base_url: str, paths: list[str], viewport: str, mode: str, *, tabs: int = TABS
+) -> dict[str, Visit]:
+    """Visit every page of ``paths`` in one viewport and colour mode; return what each showed.
+
+    Parameters
+    ----------
+    browser
+        A Playwright (sync) Chromium browser.
+    base_url : str
+        Where the site is served, without a trailing slash.
+    paths : list[str]
+        The pages to visit, relative to ``base_url``.
+    viewport : str
+        A key of ``VIEWPORTS``.
+    mode : str
+        ``"light"`` or ``"dark"``: the colour scheme the browser prefers, and the
+        mode the site's switcher remembers.
+    tabs : int
+        Pages in flight at once.
+    """
+    context = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=mode)
+    context.add_init_script(script=CHOOSE_MODE.format(mode=mode))
+    axe = axe_script()
+    idle = [_Tab(context, base_url, axe) for _ in range(max(1, tabs))]
+    in_flight: deque[_Tab] = deque()
+    visits: dict[str, Visit] = {}
+    try:
+        for path in paths:
+            if not idle:
+                tab = in_flight.popleft()
+                visit = tab.finish()
+                visits[visit.page] = visit
+                idle.append(tab)
+            tab = idle.pop()
+            tab.start(path)
+            in_flight.append(tab)
+        while in_flight:
+            visit = in_flight.popleft().finish()
+            visits[visit.page] = visit
+    finally:
+        context.close()
+    return {path: visits[path] for path in paths}
+
+
+# -- The benchmark ---------------------------------------------------------------------
+
+
+def _summary(name: str, seconds: float, visits: dict[str, Visit]) -> str:
+    loads = [v.load_s for v in visits.values()]
+    axes = [v.axe_s for v in visits.values()]
+    slowest = max(visits.values(), key=lambda v: v.axe_s)
+    return (
+        f"{name:12s} {seconds:7.1f} s  {len(visits)} pages  "
+        f"load {sum(loads):6.1f} s (median {statistics.median(loads):.2f})  "
+        f"inject {sum(v.inject_s for v in visits.values()):5.1f} s  "
+        f"axe {sum(axes):6.1f} s (median {statistics.median(axes):.2f}, "
+        f"slowest {slowest.axe_s:.1f} on {slowest.page})  "
+        f"largest shift {max(v.layout_shift for v in visits.values()):.3f}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Walk the built site in every viewport and mode; print the time each walk took."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tabs", type=int, nargs="+", default=[TABS],
+                        help=f"pages in flight at once; several values compare them (default {TABS})")  # fmt: skip
+    parser.add_argument("--only", nargs="+", default=[],
+                        help="walks to run, such as wide-dark (default: all four)")  # fmt: skip
+    parser.add_argument("pages", nargs="*", help="pages to visit (default: every page)")
+    args = parser.parse_args(argv)
+    if not (SITE / "index.html").exists():
+        sys.exit(f"no built site at {SITE}: build it first with `nox -s docs`")
+    from playwright.sync_api import sync_playwright
+
+    combos = [f"{v}-{m}" for v in VIEWPORTS for m in MODES]
+    server = serve(SITE)
+    base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    paths = args.pages or pages(SITE)
+    print(f"{len(paths)} pages, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for tabs in args.tabs:
+            total = 0.0
+            for combo in args.only or combos:
+                viewport, mode = combo.split("-")
+                start = time.perf_counter()
+                visits = walk(browser, base_url, paths, viewport, mode, tabs=tabs)
+                seconds = time.perf_counter() - start
+                total += seconds
+                print(_summary(f"{combo} x{tabs}", seconds, visits), flush=True)
+            print(f"{'all':12s} {total:7.1f} s with {tabs} tab(s)", flush=True)
+        browser.close()
+    server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
