@@ -264,6 +264,13 @@ def searchperf(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def walkperf(session: nox.Session) -> None:
+    """Time the site walk (every page, each viewport and mode) and where its time goes."""
+    run = _site_env(session)
+    run("python", "benchmarks/site_walk.py", *session.posargs)
+
+
+@nox.session(venv_backend="none")
 def weight(session: nox.Session) -> None:
     """Bytes a first visit of typical pages transfers, gzipped, resource by resource."""
     run = _site_env(session)
