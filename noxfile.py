@@ -308,6 +308,7 @@ def _oldest_torch() -> str:
     bound = next(d for d in PYPROJECT["project"]["dependencies"] if d.startswith("torch"))
     return bound.split(">=")[1]
 
+
 # The optional packages some entries need (ONNX export, torchao), at versions released with
 # each torch minor release: the version runs install them, so that an entry's skip branch
 # never stands in for a measurement. A release missing here, or whose install fails, runs
@@ -327,12 +328,14 @@ OPTIONAL_FOR_TORCH = {
     "2.13": ("torchao==0.18.0", "onnx==1.23.0", "onnxscript==0.7.0", "onnxruntime==1.30.0"),
 }
 
+
 def _pinned(name: str) -> str:
-    """The version constraints.txt pins for ``name``."""
+    """Return the version constraints.txt pins for ``name``."""
     for line in CONSTRAINTS_FILE.read_text().splitlines():
         if line.split("==")[0].strip().lower() == name:
             return line.split("==")[1].strip()
     raise LookupError(f"{name} is not pinned in {CONSTRAINTS_FILE.name}")
+
 
 def _under_torch(session: nox.Session, minor: str, requirement: str, *args: str) -> None:
     """Install torch (``requirement``, of release ``minor``) and what fits it; measure the pages."""
@@ -364,11 +367,13 @@ def _under_torch(session: nox.Session, minor: str, requirement: str, *args: str)
     session.run("python", "benchmarks/torch_versions.py", "results", *args,
                 env={"MPLBACKEND": "agg"})  # fmt: skip
 
+
 @nox.session(name="oldest-torch")
 def oldest_torch(session: nox.Session) -> None:
     """Run every page's blocks under the oldest torch pyproject.toml allows; record what runs."""
     oldest = _oldest_torch()
     _under_torch(session, oldest, f"torch~={oldest}.0", *session.posargs)
+
 
 @nox.session(name="torch-version")
 def torch_version(session: nox.Session) -> None:
@@ -381,6 +386,7 @@ def torch_version(session: nox.Session) -> None:
         session.error(f"no records of torch {_oldest_torch()} in results/: run nox -s oldest-torch")
     minor = ".".join(version.split(".")[:2])
     _under_torch(session, minor, f"torch=={version}", "--retry-from", str(oldest[-1]), *pages)
+
 
 @nox.session(venv_backend="none")
 def records(session: nox.Session) -> None:
@@ -397,11 +403,13 @@ def records(session: nox.Session) -> None:
         shutil.copy2(page, target / page.parent.name / page.name)
     session.log(f"{len(pages)} records of {machine} in {target.relative_to(ROOT)}")
 
+
 @nox.session(venv_backend="none")
 def buildperf(session: nox.Session) -> None:
     """Time a cold build, a rebuild with nothing changed, and one after touching an example."""
     run = _site_env(session)
     run("python", "benchmarks/build_speed.py", *session.posargs)
+
 
 @nox.session
 def mutation(session: nox.Session) -> None:

@@ -182,7 +182,7 @@ def pages(site: Path) -> list[str]:
 
 
 def published_root(site: Path) -> str:
-    """The path the 404 page loads its files from: the site's address on its host."""
+    """Return the path the 404 page loads its files from: the site's address on its host."""
     href = re.search(r'href="([^"]*)_static/', (site / "404.html").read_text(encoding="utf-8"))
     return href.group(1) if href and href.group(1).startswith("/") else "/"
 

@@ -51,8 +51,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBES = ROOT / "docs" / "probes.toml"
 sys.path.insert(0, str(ROOT / "tests"))
 
-from snippets import Block, run_alone  # the tests' block runner, on the path above
-
 from cheatsheet.entries import (
     FAILS,
     SKIPPED,
@@ -65,6 +63,7 @@ from cheatsheet.entries import (
     repeated_status,
     skip_reason,
 )
+from snippets import Block, run_alone  # the tests' block runner, on the path above
 
 # Code that fails is run this many times in all before its failure counts.
 RUNS_OF_A_FAILURE = 3
@@ -295,8 +294,8 @@ def plan_page(
 
 
 def _packages() -> dict[str, str]:
-    """The versions of the optional packages some entries need, as installed here."""
-    import importlib.metadata as metadata
+    """Return the versions of the optional packages some entries need, as installed here."""
+    from importlib import metadata
 
     found = {}
     for name in ("torchao", "onnx", "onnxscript", "onnxruntime"):
@@ -346,7 +345,9 @@ def main(out: Path, only: list[str], retry_from: Path | None) -> int:
         if not page_plans:  # nothing of this page needs measuring under this release
             target.unlink(missing_ok=True)
             continue
-        record = records.page_record(page, path.read_text(encoding="utf-8"), [], machine, commit, date)
+        record = records.page_record(
+            page, path.read_text(encoding="utf-8"), [], machine, commit, date
+        )
         record["packages"] = packages
         record["entries"] = rows = [plan.row() for plan in page_plans]
         target.parent.mkdir(parents=True, exist_ok=True)

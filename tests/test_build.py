@@ -346,7 +346,9 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     probes.write_text(
         '[api-minisite-unit]\ncall = "cheatsheet.minisite.UNIT"\ncode = "import cheatsheet"\n'
     )
-    entries = {e.label: e for e in page_entries(project / "examples" / "basics" / "uses_helpers.py")}
+    entries = {
+        e.label: e for e in page_entries(project / "examples" / "basics" / "uses_helpers.py")
+    }
     unit_digest = entries["api-minisite-unit"].digest(load_probes(probes)["api-minisite-unit"].code)
 
     def part(works: bool, error: str = "") -> dict:
@@ -438,7 +440,9 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     assert "did not work under 2.6.0" in cells[3]
 
 
-def test_a_since_of_an_unknown_entry_fails_the_build_with_a_suggestion(project, passing_build, mini_site):
+def test_a_since_of_an_unknown_entry_fails_the_build_with_a_suggestion(
+    project, passing_build, mini_site
+):
     probes = project / "docs" / "probes.toml"
     probes.write_text('[api-minisite-unit]\ncall = "UNIT"\ncode = "import cheatsheet"\n')
     header = project / "examples" / "basics" / "GALLERY_HEADER.rst"
@@ -621,7 +625,9 @@ def test_a_failing_page_fails_the_build_with_its_traceback(project, passing_buil
     assert "fails.py" in output
 
 
-def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(project, passing_build, mini_site):
+def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(
+    project, passing_build, mini_site
+):
     with _extra_page(project, "runs_torchrun", RUNS_TORCHRUN):
         result = mini_site.build(project)
         output = _output(project, "runs_torchrun")

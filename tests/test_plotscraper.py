@@ -50,8 +50,10 @@ def test_a_plot_is_an_svg_image_that_states_its_size_in_css_pixels(gallery):
 def test_each_of_several_plots_states_its_own_size(gallery):
     rst = _scrape(gallery, (6, 3), (4, 4))
     assert rst.count(".. image:: /gallery/basics/images/") == 2
-    assert ":width: 576" in rst and ":height: 288" in rst
-    assert ":width: 384" in rst and ":height: 384" in rst
+    assert ":width: 576" in rst
+    assert ":height: 288" in rst
+    assert ":width: 384" in rst
+    assert ":height: 384" in rst
     assert rst.count("sphx-glr-multi-img") == 2
 
 

@@ -824,9 +824,7 @@ def test_the_interval_covers_the_spread_between_sessions(measurement):
 
     # Two sessions of six rounds: inside each the ratio barely moves, between them it does.
     base = measurement(label="base", times_s=(2.0,) * 12, session_sizes=(6, 6))
-    other = measurement(
-        label="other", times_s=(1.0,) * 6 + (2.0 / 1.3,) * 6, session_sizes=(6, 6)
-    )
+    other = measurement(label="other", times_s=(1.0,) * 6 + (2.0 / 1.3,) * 6, session_sizes=(6, 6))
     ratio = _paired_ratio(base, other)
     assert ratio.sessions == 2
     assert (ratio.within_low, ratio.within_high) == (pytest.approx(1.3), 2.0)

@@ -40,10 +40,12 @@ def test_the_set_holds_at_least_80_queries():
 
 @pytest.mark.parametrize("query", _queries(), ids=lambda q: q.get("text", "?")[:40])
 def test_every_query_has_text_a_known_kind_and_an_answer(query):
-    assert isinstance(query.get("text"), str) and query["text"].strip()
+    assert isinstance(query.get("text"), str)
+    assert query["text"].strip()
     assert query.get("kind") in KINDS, f"kind {query.get('kind')!r} is not one of {sorted(KINDS)}"
     answers = query.get("answers")
-    assert isinstance(answers, list) and answers, "a query needs at least one answer"
+    assert isinstance(answers, list)
+    assert answers, "a query needs at least one answer"
     assert all(isinstance(a, str) and a for a in answers)
     assert len(set(answers)) == len(answers), f"an answer is listed twice: {answers}"
 
@@ -60,8 +62,7 @@ def test_every_answer_names_an_entry_of_the_examples_or_a_page_anchor():
             answer
             for query in _queries()
             for answer in query["answers"]
-            if answer not in defined
-            and not PAGE_ANCHOR.match(answer)
+            if answer not in defined and not PAGE_ANCHOR.match(answer)
         }
     )
     assert unknown == [], f"neither a label of examples/ nor page.html#anchor: {unknown}"

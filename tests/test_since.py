@@ -96,7 +96,8 @@ def test_a_gap_is_said_in_the_note_and_not_counted_as_failing(tmp_path):
     since = compute(runs, {("p/a", "sac"): sac}, probes, chain).since["sac"]
     assert since.role_text() == "≤ 2.8"
     note = since.note()
-    assert "did not work under 2.4.1" in note and "works under 2.8.0" in note
+    assert "did not work under 2.4.1" in note
+    assert "works under 2.8.0" in note
     assert "2.5.1, 2.6.0 and 2.7.1" in note or "2.5.1–2.7.1" in note, note
     assert "Needs torch" not in note
 
@@ -174,7 +175,9 @@ def _row(entry: Entry, probe_code: str, probe: dict | None, *blocks: dict, missi
         "entry": entry.label,
         "source_sha256": entry.digest(probe_code),
         "probe": None if probe is None else {"api_missing": list(missing), **probe},
-        "blocks": [{"origin": b.origin, **part} for b, part in zip(entry.blocks, blocks)],
+        "blocks": [
+            {"origin": b.origin, **part} for b, part in zip(entry.blocks, blocks, strict=True)
+        ],
     }
 
 
@@ -206,7 +209,8 @@ def test_an_optional_newer_argument_gets_its_own_note_and_does_not_date_the_call
     assert "Needs torch 2.5 or newer" in note
     assert "`create_selective_checkpoint_contexts` did not work under 2.4.1" in note
     assert "`respect_saved_tensors_hooks=`, which needs 2.14 (under 2.13.0:" in note
-    assert state.problems == [] and state.stale == []
+    assert state.problems == []
+    assert state.stale == []
 
 
 def test_a_skipped_probe_is_not_measured_never_works(tmp_path):
@@ -248,8 +252,9 @@ def test_a_record_of_older_code_is_stale_and_names_the_command_that_refreshes_it
     state = compute(runs, {("p/a", "sac"): new}, probes)
     assert "sac" not in state.since  # a stale record dates nothing
     assert len(state.stale) == 2
-    assert "results/m-torch-2.4.1/p/a.json: the record of 'sac' was measured from other code" in (
-        state.stale[0]
+    assert (
+        "results/m-torch-2.4.1/p/a.json: the record of 'sac' was measured from other code"
+        in (state.stale[0])
     )
     assert "`nox -s oldest-torch -- examples/p/a.py`" in state.stale[0]
     assert "`nox -s torch-version -- 2.6.0 examples/p/a.py`" in state.stale[1]
@@ -323,15 +328,19 @@ def test_an_entry_dated_by_its_code_alone_must_get_a_probe(tmp_path):
     ]
     state = compute(runs, {("p/a", "e"): entry}, {})
     assert state.problems == [
-        "'e' (p/a) needs torch 2.6 by its code, but the call it documents is not measured: "
-        "give it a probe in docs/probes.toml"
+        (
+            "'e' (p/a) needs torch 2.6 by its code, but the call it documents is not measured: "
+            "give it a probe in docs/probes.toml"
+        )
     ]
 
 
 def test_a_probe_for_no_entry_is_refused_with_a_suggestion(tmp_path):
     probes = _probes(tmp_path, SAC_PROBES.replace("[sac]", "[sca]"))
     state = compute([], {("p/a", "sac"): _entry("sac", "x")}, probes)
-    assert state.problems == ["docs/probes.toml: [sca] is no entry of any page; did you mean 'sac'?"]
+    assert state.problems == [
+        "docs/probes.toml: [sca] is no entry of any page; did you mean 'sac'?"
+    ]
 
 
 def test_a_bad_probes_file_names_the_entry_and_the_fix(tmp_path):
@@ -370,10 +379,9 @@ def _valid_record() -> dict:
         "can_compile": True,
     }  # fmt: skip
     record = records.page_record("p/a", "x", [], machine, "abc", "2026-01-02T00:00:00+00:00")
-    record["entries"] = [
-        {"entry": "e", "source_sha256": "0" * 64, "probe": None,
-         "blocks": [{"origin": "p/a.py:1", **_part(WORKS)}]}  # fmt: skip
-    ]
+    row = {"entry": "e", "source_sha256": "0" * 64, "probe": None,
+           "blocks": [{"origin": "p/a.py:1", **_part(WORKS)}]}  # fmt: skip
+    record["entries"] = [row]
     return record
 
 
@@ -487,4 +495,7 @@ def test_a_later_release_retries_only_the_entries_that_did_not_work(tmp_path):
     run = _record("2.4.1", _row(ok, "", None, _part(WORKS)), _row(bad, "", None, _part(FAILS)),
                   _row(skip, "", None, _part(SKIPPED)))  # fmt: skip
     (folder / "a.json").write_text(json.dumps(run))
-    assert torch_versions.not_working(tmp_path / "m-torch-2.4.1") == {("p/a", "bad"), ("p/a", "skip")}
+    assert torch_versions.not_working(tmp_path / "m-torch-2.4.1") == {
+        ("p/a", "bad"),
+        ("p/a", "skip"),
+    }

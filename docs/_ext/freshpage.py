@@ -63,7 +63,9 @@ def generate_file_rst(
         result, records = _in_fork(fname, target_dir, src_dir, gallery_conf)
     else:
         with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
-            result, records = pool.submit(_run_page, fname, target_dir, src_dir, gallery_conf).result()
+            result, records = pool.submit(
+                _run_page, fname, target_dir, src_dir, gallery_conf
+            ).result()
     for record in records:
         logging.getLogger(record.name).handle(record)
     return result
@@ -95,7 +97,7 @@ def _in_fork(*args: Any) -> tuple[Any, list[logging.LogRecord]]:
         os.close(read_end)
         try:
             payload = pickle.dumps(("done", _run_page(*args)))
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - whatever the page raised goes back to the build
             payload = pickle.dumps(("raised", traceback.format_exc()))
         with os.fdopen(write_end, "wb") as pipe:
             pipe.write(struct.pack("<Q", len(payload)) + payload)

@@ -115,7 +115,7 @@ def _live_record(app: Sphinx, docname: str) -> dict[str, Any] | None:
 
 
 def describe_machine(machine: dict[str, Any]) -> str:
-    """A machine in words: CPU, cores and GPUs, as a stamp names it."""
+    """Name a machine in words: CPU, cores and GPUs, as a stamp names it."""
     gpus = "; ".join(machine["gpus"])
     return f"{machine['cpu']} ({machine['logical_cores']} logical cores)" + (
         f" with {gpus}" if gpus else ", no GPU"
@@ -170,7 +170,7 @@ def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def live_records(gallery: Path) -> list[dict[str, Any]]:
-    """The records this build's pages left beside them (``docs/gallery/<folder>/*.record.json``)."""
+    """Return the records this build's pages left beside them (``docs/gallery/<folder>/*.record.json``)."""
     from cheatsheet.records import read_record
 
     return [read_record(p) for p in sorted(gallery.glob(f"*/*{RECORD_SUFFIX}"))]

@@ -72,7 +72,7 @@ def _sized_images(rst: str, src_dir: Path) -> str:
 
 
 def _svg_size_px(svg: Path) -> tuple[int, int]:
-    """The natural width and height of an SVG file, in CSS pixels.
+    """Return the natural width and height of an SVG file, in CSS pixels.
 
     Read from the root element's ``width`` and ``height``, or from its ``viewBox`` when
     it states no size (then one user unit is one pixel, as a browser draws it).

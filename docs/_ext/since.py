@@ -144,7 +144,7 @@ def date(outcomes: dict[Version, Outcome], releases: Iterable[Version] = ()) -> 
 
 
 def release_of(record: dict[str, Any]) -> Version:
-    """The release a record was made under: ``2.4.1+cu121`` -> ``2.4.1``."""
+    """Return the release a record was made under: ``2.4.1+cu121`` -> ``2.4.1``."""
     return Version(Version(record["machine"]["torch_version"]).base_version)
 
 
@@ -227,7 +227,7 @@ def histories(
 
 
 def _combined(blocks: dict[int, dict[Version, Outcome]]) -> dict[Version, Outcome]:
-    """An entry's outcome per release when it has no probe: its blocks taken together."""
+    """Combine an entry's blocks into one outcome per release, for an entry with no probe."""
     releases = sorted({v for per in blocks.values() for v in per})
     combined = {}
     for v in releases:
@@ -301,8 +301,10 @@ class EntrySince:
 
     @property
     def release(self) -> str:
-        """``"2.6"``, or ``"≤ 2.6"`` when the call may work under an earlier release too
-        (2.6 is the oldest recorded, or releases before it are not measured)."""
+        """Return ``"2.6"``, or ``"≤ 2.6"`` when the call may work under an earlier release.
+
+        That is when 2.6 is the oldest recorded, or releases before it are not measured.
+        """
         return self.call.since()
 
     @property
@@ -315,7 +317,7 @@ class EntrySince:
         )
 
     def role_text(self) -> str:
-        """What ``:since:`` writes: the release, and the API check's where it differs."""
+        """Return what ``:since:`` writes: the release, and the API check's where it differs."""
         if self.api_differs and self.api.first < self.call.first:
             return f"{self.release} (API {self.api.since()})"
         return self.release
@@ -328,7 +330,7 @@ class EntrySince:
         )  # fmt: skip
 
     def note(self) -> str:
-        """The note under the entry's title: measured, in the reader's words."""
+        """Write the note under the entry's title: measured, in the reader's words."""
         call = f"`{self.probe.call}`" if self.probe else "this entry's code"
         c, parts = self.call, []
         if c.at_oldest:
@@ -450,7 +452,8 @@ def compute(
     """
     chain = tuple(chain)
     current = {
-        key: e.digest(probes[e.label].code if e.label in probes else "") for key, e in entries.items()
+        key: e.digest(probes[e.label].code if e.label in probes else "")
+        for key, e in entries.items()
     }
     found, stale = histories(records, current)
     problems, since = [], {}
@@ -609,7 +612,9 @@ class TorchCoverageDirective(SphinxDirective):
             cells = (
                 nodes.paragraph(text=since.role_text()),
                 nodes.paragraph("", "", ref),
-                nodes.paragraph("", "", *_inline(f"`{since.probe.call}`" if since.probe else "its code")),
+                nodes.paragraph(
+                    "", "", *_inline(f"`{since.probe.call}`" if since.probe else "its code")
+                ),
                 nodes.paragraph("", "", *_inline(since.note())),
             )
             body += nodes.row("", *(nodes.entry("", c) for c in cells))

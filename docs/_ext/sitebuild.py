@@ -11,7 +11,6 @@ import importlib.util
 import json
 import logging as pylogging
 import os
-import platform
 import queue
 import random
 import re
@@ -27,7 +26,6 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.roles import XRefRole
 from sphinx.util import logging
-from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_refnode
 
 from notebooks import text_converter

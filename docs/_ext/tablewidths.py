@@ -18,6 +18,7 @@ from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
+
 from tasksearch import SUMMARY_HEADING
 
 # A column never gets less: a short "You want" column still has room for its words.
@@ -42,9 +43,11 @@ def column_shares(table: nodes.table) -> list[float]:
     shares = [n / sum(longest) for n in longest]
     floor = min(MIN_SHARE, 1 / columns)
     small = [s < floor for s in shares]
-    rest = sum(s for s, is_small in zip(shares, small) if not is_small)
+    rest = sum(s for s, is_small in zip(shares, small, strict=True) if not is_small)
     room = 1 - floor * sum(small)
-    return [floor if is_small else s * room / rest for s, is_small in zip(shares, small)]
+    return [
+        floor if is_small else s * room / rest for s, is_small in zip(shares, small, strict=True)
+    ]
 
 
 def _summary_tables(doctree: nodes.document) -> list[nodes.table]:
@@ -65,8 +68,10 @@ def _state_widths(app: Sphinx, doctree: nodes.document) -> None:
     for table in _summary_tables(doctree):
         if "colwidths-given" in table["classes"]:
             continue
-        colspecs = [c for c in table.next_node(nodes.tgroup).children if isinstance(c, nodes.colspec)]
-        for colspec, share in zip(colspecs, column_shares(table)):
+        colspecs = [
+            c for c in table.next_node(nodes.tgroup).children if isinstance(c, nodes.colspec)
+        ]
+        for colspec, share in zip(colspecs, column_shares(table), strict=True):
             colspec["colwidth"] = round(share * 1000)
         table["classes"] = [c for c in table["classes"] if c != "colwidths-auto"]
         table["classes"].append("colwidths-given")

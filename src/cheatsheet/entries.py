@@ -119,7 +119,9 @@ def page_entries(path: str | Path, root: str | Path | None = None) -> list[Entry
             label = labels[-1] if labels else label
             continue
         if content.strip():
-            found.setdefault(label, []).append(CodeBlock(f"{shown}:{lineno}", content.strip() + "\n"))
+            found.setdefault(label, []).append(
+                CodeBlock(f"{shown}:{lineno}", content.strip() + "\n")
+            )
     return [Entry(page, name, tuple(blocks)) for name, blocks in found.items()]
 
 
@@ -233,13 +235,17 @@ def load_probes(path: str | Path) -> dict[str, Probe]:
             raise ValueError(f"{where} needs a `call` and the probe's `code`")
         unknown = table.keys() - _PROBE_KEYS
         if unknown:
-            raise ValueError(f"{where} has unknown keys {sorted(unknown)}; known: {sorted(_PROBE_KEYS)}")
+            raise ValueError(
+                f"{where} has unknown keys {sorted(unknown)}; known: {sorted(_PROBE_KEYS)}"
+            )
         try:
             known = tuple(
                 Known(tuple(k["releases"]), k["says"], k["link"]) for k in table.get("known", [])
             )
         except (KeyError, TypeError) as err:
-            raise ValueError(f"{where}: each [[{label}.known]] needs releases, says and link") from err
+            raise ValueError(
+                f"{where}: each [[{label}.known]] needs releases, says and link"
+            ) from err
         probes[label] = Probe(
             label=label,
             call=table["call"],

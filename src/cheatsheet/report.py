@@ -96,7 +96,7 @@ def format_ratio(ratio: float) -> str:
 
 
 def verdict_word(kind: str) -> str:
-    """The words for a :attr:`Ratio.kind`: "faster", "slower" or "about as fast"."""
+    """Return the words for a :attr:`Ratio.kind`: "faster", "slower" or "about as fast"."""
     words = {"faster": "faster", "slower": "slower", "same": "about as fast"}
     if kind not in words:
         raise ValueError(f"a verdict is one of {sorted(words)}, got {kind!r}")
@@ -338,8 +338,12 @@ class Comparison:
                 ratio_text, kind = "1 (baseline)", "baseline"
             else:
                 r = self.ratio(m.label)
-                ratio_text = f"{format_ratio(r.speedup)}x ({format_ratio(r.low)}–{format_ratio(r.high)})"
-                kind = verdict_word(r.kind) + (" (sessions disagree)" if r.limited_by_sessions else "")
+                ratio_text = (
+                    f"{format_ratio(r.speedup)}x ({format_ratio(r.low)}–{format_ratio(r.high)})"
+                )
+                kind = verdict_word(r.kind) + (
+                    " (sessions disagree)" if r.limited_by_sessions else ""
+                )
             rows.append([m.label, format_seconds(m.median_s), spread, ratio_text, kind])
         return header, rows
 
@@ -505,7 +509,7 @@ def _fresh_copies(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple,
     """
     try:
         return copy.deepcopy(args), copy.deepcopy(kwargs)
-    except Exception:  # an argument that refuses deepcopy: measure with the original
+    except Exception:  # noqa: BLE001 - an argument that refuses deepcopy: measure with the original
         return args, kwargs
 
 

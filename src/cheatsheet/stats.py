@@ -78,4 +78,3 @@ def _rank(n: int, confidence: float) -> tuple[int, float]:
         term = term * (n - k) // (k + 1)
         k += 1
     return k, 1 - 2 * below / total
-

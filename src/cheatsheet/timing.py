@@ -557,7 +557,9 @@ def rounds_of(
     """
     blocks = {name: _block_timer(fn, args, kwargs, dev) for name, fn in candidates.items()}
 
-    firsts = {name: _named(name, block, 1) if first_calls else 0.0 for name, block in blocks.items()}
+    firsts = {
+        name: _named(name, block, 1) if first_calls else 0.0 for name, block in blocks.items()
+    }
     # A fixed seed: the order varies from round to round but not from build to build.
     order = list(blocks)
     shuffler = random.Random(seed)
