@@ -137,7 +137,7 @@ class Ratio:
     rounds : int
         Number of paired rounds.
     sessions : int
-        Independent sessions the rounds came from (:data:`SESSIONS` for ``compare``).
+        Independent sessions the rounds came from (:data:`~cheatsheet.SESSIONS` for ``compare``).
     within_low, within_high : float
         The interval from the rounds alone, pooled over sessions; ``low`` and ``high``
         also cover the spread between the sessions' medians, and differ from these
@@ -437,7 +437,7 @@ def compare(
 
     The candidates run in rounds, each round one block of each in a shuffled
     order (:func:`cheatsheet.interleave`), so a slow spell of the
-    machine falls on all of them alike. The rounds come in :data:`SESSIONS`
+    machine falls on all of them alike. The rounds come in :data:`~cheatsheet.SESSIONS`
     independent sessions, each with new copies of the arguments and its own
     calibration: what changes from one run to the next (where the inputs land in
     memory, the block sizes) changes between sessions too. Each candidate's speed
