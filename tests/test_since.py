@@ -499,3 +499,47 @@ def test_a_later_release_retries_only_the_entries_that_did_not_work(tmp_path):
         ("p/a", "bad"),
         ("p/a", "skip"),
     }
+
+
+# -- A build with an older torch ------------------------------------------------------------
+
+
+def test_an_entry_needing_a_newer_torch_than_the_builds_does_not_run_and_says_why(
+    tmp_path, monkeypatch
+):
+    import types
+
+    import since as since_ext
+
+    page = tmp_path / "examples" / "basics" / "p.py"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        '"""\nTitle\n=====\n"""\n\n'
+        "# %%\n# .. _e-new:\n#\n# New\n# ---\n\nprint('new call')\n\n"
+        "# %%\n# .. _e-old:\n#\n# Old\n# ---\n\nprint('old call')\n",
+        encoding="utf-8",
+    )
+    new, old = since_ext.page_entries(page, tmp_path)
+    probes = _probes(tmp_path, "")
+    runs = [
+        _record("2.4.1", _row(new, "", None, _part(FAILS, "AttributeError: x")),
+                _row(old, "", None, _part(WORKS)), page="basics/p"),
+        _record("2.6.0", _row(new, "", None, _part(WORKS)), _row(old, "", None, _part(WORKS)),
+                page="basics/p"),
+    ]  # fmt: skip
+    state = compute(runs, {("basics/p", "e-new"): new, ("basics/p", "e-old"): old}, probes)
+    config = types.SimpleNamespace(since_releases=("2.4.1", "2.6.0"), html_baseurl="https://x/")
+    app = types.SimpleNamespace(config=config, confdir=str(tmp_path), _cheatsheet_since=state)
+    monkeypatch.setattr("torch.__version__", "2.5.1+cpu")
+    policy = since_ext.older_torch_policy(app)
+    block = types.SimpleNamespace(lineno=int(new.blocks[0].origin.rsplit(":", 1)[1]))
+    said = policy(block, {"src_file": str(page)})
+    assert said is not None
+    assert "needs torch 2.6 or newer" in said
+    assert "this build has torch 2.5.1" in said
+    assert "https://x/gallery/basics/p.html#e-new" in said
+    block = types.SimpleNamespace(lineno=int(old.blocks[0].origin.rsplit(":", 1)[1]))
+    assert policy(block, {"src_file": str(page)}) is None
+    # Under the newest release the records cover, every block runs as written.
+    monkeypatch.setattr("torch.__version__", "2.6.0")
+    assert since_ext.older_torch_policy(app)(block, {"src_file": str(page)}) is None

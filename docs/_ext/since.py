@@ -621,6 +621,68 @@ class TorchCoverageDirective(SphinxDirective):
         return table
 
 
+# -- A build with an older torch ---------------------------------------------------------
+
+
+def needs_newer(since: EntrySince, block: int, installed: Version) -> Version | None:
+    """Return the release block ``block`` of an entry needs beyond ``installed``, or None.
+
+    The call's since covers every block; a block with a later since of its own (an
+    optional argument, a diagnostic) needs that one. Releases compare by minor version:
+    an entry that works from 2.6.0 runs under any 2.6.x.
+    """
+    needed = since.call.first
+    for n, dating in since.extras:
+        if n == block and dating.first is not None:
+            needed = max(needed, dating.first)
+    if needed is None or (needed.major, needed.minor) <= (installed.major, installed.minor):
+        return None
+    return needed
+
+
+def older_torch_policy(app: Sphinx) -> Any:
+    """A ``blockexec`` policy: a block whose entry needs a newer torch than the build's
+    does not run; it prints why, and where the hosted site shows its output."""
+    import torch
+
+    installed = Version(Version(torch.__version__).base_version)
+    entries: dict[Path, list[Entry]] = {}
+
+    def policy(block: Any, script_vars: dict[str, Any]) -> str | None:
+        newest = max((Version(v) for v in app.config.since_releases), default=None)
+        if newest is not None and installed >= newest:
+            return None  # the releases the records cover all run what this torch runs
+        source = Path(script_vars["src_file"])
+        if source not in entries:
+            entries[source] = page_entries(source, Path(app.confdir))
+        state = _state(app)
+        for entry in entries[source]:
+            for n, code in enumerate(entry.blocks):
+                if not code.origin.endswith(f":{block.lineno}"):
+                    continue
+                since = state.since.get(entry.label)
+                needed = needs_newer(since, n, installed) if since else None
+                if needed is None:
+                    return None
+                logger.info("not run under torch %s: %s needs %s", installed, code.origin, needed)
+                url = f"{app.config.html_baseurl}gallery/{entry.page}.html#{entry.label}"
+                said = (
+                    f"not run: this code needs torch {minor(needed)} or newer (measured, see "
+                    f"the note above) and this build has torch {installed}. The hosted site "
+                    f"shows its output under the torch it was built with: {url}"
+                )
+                return f"print({said!r})\n"
+        return None
+
+    return policy
+
+
+def _add_policy(app: Sphinx) -> None:
+    import blockexec
+
+    blockexec.POLICIES.insert(0, older_torch_policy(app))  # before torchrun's: it decides first
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("since_probes", "docs/probes.toml", "env")
     # "error": a stale record fails the build; "warn": it is left out and said (docs-live).
@@ -629,6 +691,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # records between a failing and a working release keeps a since an upper bound.
     app.add_config_value("since_releases", (), "env")
     app.add_role("since", SinceRole())
+    # Before sphinx-gallery runs the pages (its own builder-inited handler, priority 500).
+    app.connect("builder-inited", _add_policy, priority=400)
     app.add_directive("torch-coverage", TorchCoverageDirective)
     app.connect("builder-inited", _report)
     app.connect("doctree-read", _mark_entries)
