@@ -641,8 +641,11 @@ def needs_newer(since: EntrySince, block: int, installed: Version) -> Version | 
 
 
 def older_torch_policy(app: Sphinx) -> Any:
-    """A ``blockexec`` policy: a block whose entry needs a newer torch than the build's
-    does not run; it prints why, and where the hosted site shows its output."""
+    """Return a ``blockexec`` policy that leaves out what the build's torch cannot run.
+
+    A block whose entry needs a newer torch than the build's does not run; it prints
+    why, and where the hosted site shows its output.
+    """
     import torch
 
     installed = Version(Version(torch.__version__).base_version)
