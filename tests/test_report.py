@@ -590,7 +590,9 @@ def test_environment_reads_each_field_from_its_source(monkeypatch, stamp):
             return datetime.datetime(2030, 1, 2, 23, 59, tzinfo=tz)
 
     monkeypatch.setattr(report, "_dt", SimpleNamespace(datetime=Clock, UTC=datetime.UTC))
-    monkeypatch.setattr(report, "_cpu_model", lambda: "cpu model")
+    monkeypatch.setattr(report.hardware, "cpu_model", lambda: "cpu model")
+    monkeypatch.setattr(report.hardware, "cpu_signature", lambda: "family 1 model 2")
+    monkeypatch.setattr(report.hardware, "memory_gib", lambda: 24)
     monkeypatch.setattr(report, "_gpus", lambda: ("gpu",))
     monkeypatch.setattr(report, "_cpp_compiler", lambda: "/bin/cc")
     monkeypatch.setattr(report.os, "cpu_count", lambda: None)
@@ -611,6 +613,8 @@ def test_environment_reads_each_field_from_its_source(monkeypatch, stamp):
         os="Plan9 4e",
         inductor_cpp_compiler="/bin/cc",
         date="2030-01-02",
+        cpu_signature="family 1 model 2",
+        memory_gib=24,
     )
     monkeypatch.setattr(report.os, "cpu_count", lambda: 64)
     monkeypatch.setattr(report.torch.version, "cuda", "12.8")
@@ -621,7 +625,7 @@ def test_environment_reads_each_field_from_its_source(monkeypatch, stamp):
 def _cpuinfo(monkeypatch, text):
     import io
 
-    from cheatsheet import report
+    from cheatsheet import hardware
 
     def fake_open(path, encoding=None):
         assert (path, encoding) == ("/proc/cpuinfo", "utf-8")
@@ -629,24 +633,24 @@ def _cpuinfo(monkeypatch, text):
             raise FileNotFoundError(path)
         return io.StringIO(text)
 
-    monkeypatch.setattr(report, "open", fake_open, raising=False)
+    monkeypatch.setattr(hardware, "open", fake_open, raising=False)
 
 
 def test_cpu_model_comes_from_proc_cpuinfo(monkeypatch):
-    from cheatsheet import report
+    from cheatsheet import hardware
 
     _cpuinfo(monkeypatch, "processor\t: 0\nmodel name\t: Ryzen: 9 7950X \nflags\t: x\n")
-    assert report._cpu_model() == "Ryzen: 9 7950X"
+    assert hardware.cpu_model() == "Ryzen: 9 7950X"
 
 
 def test_cpu_model_asks_sysctl_on_macos(monkeypatch):
     import subprocess
     from types import SimpleNamespace
 
-    from cheatsheet import report
+    from cheatsheet import hardware
 
     _cpuinfo(monkeypatch, None)
-    monkeypatch.setattr(report, "sys", SimpleNamespace(platform="darwin"))
+    monkeypatch.setattr(hardware, "sys", SimpleNamespace(platform="darwin"))
     calls = []
 
     def fake_run(command, **options):
@@ -654,7 +658,7 @@ def test_cpu_model_asks_sysctl_on_macos(monkeypatch):
         return SimpleNamespace(returncode=0, stdout=" Apple M3 Max\n")
 
     monkeypatch.setattr(subprocess, "run", fake_run)
-    assert report._cpu_model() == "Apple M3 Max"
+    assert hardware.cpu_model() == "Apple M3 Max"
     assert calls == [
         (
             ["sysctl", "-n", "machdep.cpu.brand_string"],
@@ -679,16 +683,16 @@ def test_cpu_model_falls_back_to_platform(
     import subprocess
     from types import SimpleNamespace
 
-    from cheatsheet import report
+    from cheatsheet import hardware
 
     _cpuinfo(monkeypatch, None)
-    monkeypatch.setattr(report, "sys", SimpleNamespace(platform="darwin"))
+    monkeypatch.setattr(hardware, "sys", SimpleNamespace(platform="darwin"))
     monkeypatch.setattr(
         subprocess, "run", lambda *a, **k: SimpleNamespace(returncode=returncode, stdout=stdout)
     )
     monkeypatch.setattr(platform, "processor", lambda: processor)
     monkeypatch.setattr(platform, "machine", lambda: machine)
-    assert report._cpu_model() == expected
+    assert hardware.cpu_model() == expected
 
 
 def test_cpu_model_without_model_name_on_linux_uses_platform(monkeypatch):
@@ -696,13 +700,13 @@ def test_cpu_model_without_model_name_on_linux_uses_platform(monkeypatch):
     import subprocess
     from types import SimpleNamespace
 
-    from cheatsheet import report
+    from cheatsheet import hardware
 
     _cpuinfo(monkeypatch, "processor\t: 0\nCPU part\t: 0xd0c\n")
-    monkeypatch.setattr(report, "sys", SimpleNamespace(platform="linux"))
+    monkeypatch.setattr(hardware, "sys", SimpleNamespace(platform="linux"))
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("no sysctl on Linux"))
     monkeypatch.setattr(platform, "processor", lambda: "aarch64")
-    assert report._cpu_model() == "aarch64"
+    assert hardware.cpu_model() == "aarch64"
 
 
 def test_gpus_name_each_accelerator_with_its_memory(fake_devices, monkeypatch):
@@ -885,3 +889,28 @@ def test_a_line_break_in_a_label_keeps_the_text_table_whole(measurement):
     lines = repr(table).splitlines()
     assert len(lines) == 4
     assert lines[2].startswith("a\\nb ")
+
+
+def test_cpu_signature_tells_cpus_of_one_model_name_apart(monkeypatch):
+    from cheatsheet import hardware
+
+    _cpuinfo(monkeypatch, "processor\t: 0\ncpu family\t: 25\nmodel\t\t: 1\nmodel name\t: AMD EPYC\n"
+                          "stepping\t: 1\n\nprocessor\t: 1\ncpu family\t: 99\n")  # fmt: skip
+    assert hardware.cpu_signature() == "family 25 model 1 stepping 1"
+    _cpuinfo(monkeypatch, None)
+    assert hardware.cpu_signature() == ""
+
+
+def test_machines_with_one_model_name_but_other_cpus_or_memory_get_other_ids():
+    from cheatsheet.records import machine_id
+
+    vm = {"cpu": "AMD EPYC", "logical_cores": 2, "gpus": []}
+    milan = machine_id({**vm, "cpu_signature": "family 25 model 1 stepping 1", "memory_gib": 24})
+    genoa = machine_id({**vm, "cpu_signature": "family 25 model 17 stepping 1", "memory_gib": 24})
+    bigger = machine_id({**vm, "cpu_signature": "family 25 model 1 stepping 1", "memory_gib": 64})
+    assert milan.startswith("amd-epyc-2c-")
+    assert len({milan, genoa, bigger}) == 3
+    # The same machine keeps its id; a stamp from before signatures keeps its old one.
+    assert milan == machine_id({**vm, "cpu_signature": "family 25 model 1 stepping 1",
+                                "memory_gib": 24})  # fmt: skip
+    assert machine_id(vm) == "amd-epyc-2c"

@@ -224,13 +224,32 @@ def test_page_inputs_name_the_torch_the_pages_import():
 
 
 @pytest.mark.parametrize(
-    "variable", ["CHEATSHEET_DEVICE", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS"]
-)
+    "variable",
+    ["CHEATSHEET_DEVICE", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CXX",
+     "WORLD_SIZE", "TORCH_LOGS", "ATEN_CPU_CAPABILITY", "PYTORCH_ENABLE_MPS_FALLBACK",
+     "TORCHINDUCTOR_FREEZING", "TORCHINDUCTOR_ANY_NEW_SETTING"],
+)  # fmt: skip
 def test_page_inputs_change_with_the_device_and_thread_settings(monkeypatch, variable):
     monkeypatch.delenv(variable, raising=False)
     before = sitebuild.page_inputs()
     monkeypatch.setenv(variable, "1")
     assert sitebuild.page_inputs() != before
+
+
+def test_page_inputs_change_with_the_cpu_even_under_one_model_name(monkeypatch):
+    before = sitebuild.page_inputs()
+    monkeypatch.setattr(sitebuild.hardware, "cpu_signature", lambda: "family 25 model 17")
+    assert sitebuild.page_inputs()["cpu"] != before["cpu"]
+
+
+def test_page_inputs_change_with_an_optional_package_and_a_build_hook(monkeypatch):
+    before = sitebuild.page_inputs()
+    real = sitebuild._version
+    monkeypatch.setattr(sitebuild, "_version", lambda n: "9.9" if n == "onnxruntime" else real(n))
+    assert sitebuild.page_inputs()["onnxruntime"] == "9.9"
+    monkeypatch.setattr(sitebuild, "BUILD_HOOKS", (*sitebuild.BUILD_HOOKS, "since.py"))
+    assert "build hook since.py" in sitebuild.page_inputs()
+    assert "build hook freshpage.py" in before
 
 
 def test_page_inputs_change_with_the_helper_package_source(monkeypatch, tmp_path):

@@ -28,6 +28,7 @@ from sphinx.roles import XRefRole
 from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 
+from cheatsheet import hardware
 from notebooks import text_converter
 
 # torch, numpy and cheatsheet are imported where they are used: a rebuild in which
@@ -443,43 +444,58 @@ def torch_version() -> str:
     return _version("torch")
 
 
+# Environment variables that change what a page prints: the device choice, the threads
+# torch starts with, the C++ compiler Inductor calls, the ranks a script thinks it has,
+# what torch logs, the CPU kernels ATen picks, the MPS fallback; and the page filter.
+PAGE_ENVIRON = (
+    "CHEATSHEET_DEVICE",
+    "CUDA_VISIBLE_DEVICES",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "CXX",
+    "WORLD_SIZE",
+    "TORCH_LOGS",
+    "ATEN_CPU_CAPABILITY",
+    "PYTORCH_ENABLE_MPS_FALLBACK",
+    "CHEATSHEET_RUN_ONLY",
+)
+# Every TORCHINDUCTOR_* variable counts too (Inductor reads dozens of them).
+PAGE_ENVIRON_PREFIXES = ("TORCHINDUCTOR_",)
+# The optional packages some pages use, whose version shows in what those pages print.
+OPTIONAL_PACKAGES = ("torchao", "onnx", "onnxscript", "onnxruntime")
+# The build's own code that decides how a page runs and what it starts from.
+BUILD_HOOKS = ("plotscraper.py", "blockexec.py", "freshpage.py", "sitebuild.py")
+
+
 def page_inputs() -> dict[str, str]:
     """Describe what every page's output depends on besides the page's own file.
 
     Returns
     -------
     dict of str to str
-        The source digests of the helper package, the plot scraper and the block
-        runner, the versions of Python, torch, NumPy
-        and matplotlib, the device choice (``CHEATSHEET_DEVICE``,
-        ``CUDA_VISIBLE_DEVICES``) and what torch derives its default thread count
-        from (the usable CPUs, ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``). All are
-        read without importing torch, so a rebuild that runs nothing stays fast.
+        The source digests of the helper package and of the build hooks that run the
+        pages (:data:`BUILD_HOOKS`: the plot scraper, the block runner, the fresh process
+        per page and this module's resets), the versions of Python, torch, NumPy,
+        matplotlib and the optional packages, the CPU (model and signature, so a page
+        measured on one CPU is never shown as another's), the usable CPUs, and the
+        environment variables of :data:`PAGE_ENVIRON` and :data:`PAGE_ENVIRON_PREFIXES`.
     """
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    environ = (
-        "CHEATSHEET_DEVICE",
-        "CUDA_VISIBLE_DEVICES",
-        "OMP_NUM_THREADS",
-        "MKL_NUM_THREADS",
-        "CHEATSHEET_RUN_ONLY",
-    )
 
     def digest(name: str) -> str:
         hook = Path(__file__).with_name(name)
         return hashlib.sha256(hook.read_bytes()).hexdigest() if hook.exists() else "none"
 
+    prefixed = sorted(n for n in os.environ if n.startswith(PAGE_ENVIRON_PREFIXES))
     return {
         f"{_HELPER_PACKAGE} source": _source_digest(_HELPER_PACKAGE),
-        # The scraper decides how every figure is saved (SVG, transparent).
-        "plot scraper": digest("plotscraper.py"),
-        # blockexec decides how each block runs (in the page, or under torchrun).
-        "block runner": digest("blockexec.py"),
+        **{f"build hook {name}": digest(name) for name in BUILD_HOOKS},
         "python": sys.version,
         "torch": torch_version(),
-        **{name: _version(name) for name in ("numpy", "matplotlib")},
-        **{name: os.environ.get(name, "unset") for name in environ},
+        **{name: _version(name) for name in ("numpy", "matplotlib", *OPTIONAL_PACKAGES)},
+        "cpu": f"{hardware.cpu_model()} ({hardware.cpu_signature() or 'no signature'})",
         "usable cpus": str(cpus),
+        **{name: os.environ.get(name, "unset") for name in (*PAGE_ENVIRON, *prefixed)},
     }
 
 

@@ -10,14 +10,13 @@ import os
 import platform
 import shutil
 import statistics
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
 
-from cheatsheet import records
+from cheatsheet import hardware, records
 from cheatsheet.stats import CONFIDENCE, median_interval, quartiles
 from cheatsheet.timing import (
     _FEWEST_ROUNDS,
@@ -536,6 +535,12 @@ class Environment:
         ``"not found"`` (then ``torch.compile`` cannot generate CPU code).
     date : str
         UTC date of the run, ISO format.
+    cpu_signature : str
+        What tells CPUs of one model name apart ("family 25 model 1 stepping 1"), empty
+        where the OS does not say; with ``memory_gib`` it keeps two machines that show
+        the same model name apart in :func:`cheatsheet.records.machine_id`.
+    memory_gib : int
+        The machine's memory, GiB; 0 where the OS does not say.
     """
 
     cpu: str
@@ -548,6 +553,8 @@ class Environment:
     os: str
     inductor_cpp_compiler: str
     date: str
+    cpu_signature: str = ""
+    memory_gib: int = 0
 
     @property
     def can_compile(self) -> bool:
@@ -560,7 +567,7 @@ class Environment:
 
     def _rows(self) -> list[list[str]]:
         return [
-            ["CPU", f"{self.cpu} ({self.logical_cores} logical cores)"],
+            ["CPU", f"{self.cpu} ({self.logical_cores} logical cores{self._memory_text()})"],
             ["PyTorch threads", str(self.torch_threads)],
             ["GPU", "; ".join(self.gpus) or "none"],
             ["PyTorch", self.torch_version],
@@ -570,6 +577,9 @@ class Environment:
             ["torch.compile on CPU", self._compile_text()],
             ["date", self.date],
         ]
+
+    def _memory_text(self) -> str:
+        return f", {self.memory_gib} GiB memory" if self.memory_gib else ""
 
     def _compile_text(self) -> str:
         if self.can_compile:
@@ -583,28 +593,6 @@ class Environment:
         return _html_table(
             ["what", "this build machine"], self._rows(), "Hardware and software stamp"
         )
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    if sys.platform == "darwin":
-        import subprocess
-
-        out = subprocess.run(
-            ["sysctl", "-n", "machdep.cpu.brand_string"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if out.returncode == 0 and out.stdout.strip():
-            return out.stdout.strip()
-    return platform.processor() or platform.machine() or "unknown"
 
 
 def _gpus() -> tuple[str, ...]:
@@ -639,7 +627,7 @@ def environment() -> Environment:
     Environment
     """
     return Environment(
-        cpu=_cpu_model(),
+        cpu=hardware.cpu_model(),
         logical_cores=os.cpu_count() or 1,
         torch_threads=torch.get_num_threads(),
         gpus=_gpus(),
@@ -649,4 +637,6 @@ def environment() -> Environment:
         os=f"{platform.system()} {platform.release()}",
         inductor_cpp_compiler=_cpp_compiler(),
         date=_dt.datetime.now(_dt.UTC).date().isoformat(),
+        cpu_signature=hardware.cpu_signature(),
+        memory_gib=hardware.memory_gib(),
     )
