@@ -49,8 +49,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ROOT / "docs" / "probes.toml"
-sys.path.insert(0, str(ROOT / "tests"))
 
+from cheatsheet.blocks import Block, run_alone
 from cheatsheet.entries import (
     FAILS,
     SKIPPED,
@@ -63,7 +63,6 @@ from cheatsheet.entries import (
     repeated_status,
     skip_reason,
 )
-from snippets import Block, run_alone  # the tests' block runner, on the path above
 
 # Code that fails is run this many times in all before its failure counts.
 RUNS_OF_A_FAILURE = 3

@@ -1,9 +1,9 @@
 """The site's Python code blocks, each run alone in its own process, as a reader pastes it.
 
 A reader copies one block into a fresh file or interpreter and runs it, so a block
-must bring its own imports, tensors and seeds. This module finds the blocks (in the
-built HTML, or in an example's source) and runs each in a new process whose
-namespace is empty.
+must bring its own imports, tensors and seeds. This module finds the blocks in the
+built HTML (as the copy button copies them) or in an example's source, and runs each
+with :mod:`cheatsheet.blocks`, in a new process whose namespace is empty.
 
 Starting a Python that imports torch costs about a second, and the site has hundreds
 of blocks, so the processes are forked from a server that has imported torch, NumPy
@@ -22,49 +22,24 @@ From the command line, on an example's source while writing it::
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import signal
-import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
+
+from cheatsheet.blocks import BLOCK_TIMEOUT_S, Block, Outcome, gallery_blocks, run_alone
+
+__all__ = [
+    "BLOCK_TIMEOUT_S",
+    "Block",
+    "Outcome",
+    "gallery_blocks",
+    "html_blocks",
+    "run_alone",
+    "site_blocks",
+]
 
 # What a language-tagged block is called in the HTML that Sphinx writes.
 _PYTHON_CLASSES = ("highlight-python", "highlight-Python", "highlight-python3", "highlight-default")
-BLOCK_TIMEOUT_S = 300.0
-
-
-@dataclass(frozen=True)
-class Block:
-    origin: str  # page and position, for the failure message
-    code: str
-
-
-@dataclass(frozen=True)
-class Outcome:
-    block: Block
-    ok: bool
-    output: str
-    seconds: float
-
-
-def gallery_blocks(path: str | os.PathLike[str]) -> list[Block]:
-    """The code blocks of an example script, as sphinx-gallery splits and shows them."""
-    from sphinx_gallery.py_source_parser import remove_config_comments, split_code_and_text_blocks
-
-    _, blocks = split_code_and_text_blocks(str(path))[:2]
-    found = []
-    for label, content, lineno in blocks:
-        code = remove_config_comments(content).strip()
-        if label == "code" and code:
-            found.append(Block(f"{Path(path).as_posix()}:{lineno}", code + "\n"))
-    return found
 
 
 def html_blocks(
@@ -92,179 +67,6 @@ def site_blocks(site: str | os.PathLike[str]) -> list[Block]:
     site = Path(site)
     pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
     return [b for page in pages for b in html_blocks(page, site)]
-
-
-# -- Running ---------------------------------------------------------------------
-
-_SERVER = r"""
-import json, os, runpy, signal, sys, tempfile, time, traceback
-os.environ.setdefault("MPLBACKEND", "Agg")
-import torch, numpy, matplotlib  # what nearly every block imports first
-sys.stdout.write("ready\n"); sys.stdout.flush()
-for line in sys.stdin:
-    job = json.loads(line)
-    fd, out = tempfile.mkstemp(suffix=".out")
-    start = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        os.setsid()
-        os.dup2(fd, 1); os.dup2(fd, 2)
-        sys.stdout = os.fdopen(1, "w", buffering=1); sys.stderr = os.fdopen(2, "w", buffering=1)
-        sys.argv = [job["file"]]
-        sys.stdin = open(os.devnull)
-        code = 0
-        try:
-            runpy.run_path(job["file"], run_name="__main__")
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        except BaseException:
-            traceback.print_exc(); code = 1
-        sys.stdout.flush(); sys.stderr.flush()
-        os._exit(code)
-    os.close(fd)
-    deadline = start + job["timeout"]
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            code = os.waitstatus_to_exitcode(status); break
-        if time.perf_counter() > deadline:
-            os.killpg(pid, signal.SIGKILL); os.waitpid(pid, 0); code = "timeout"; break
-        time.sleep(0.01)
-    try:
-        os.killpg(pid, signal.SIGKILL)  # whatever the block left running
-    except ProcessLookupError:
-        pass
-    with open(out, errors="replace") as f:
-        text = f.read()
-    os.unlink(out)
-    print(json.dumps({"code": code, "output": text[-20000:], "seconds": time.perf_counter() - start}), flush=True)
-"""
-
-
-def _write(block: Block, folder: str, n: int) -> str:
-    path = os.path.join(folder, f"block_{n}.py")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(block.code)
-    return path
-
-
-def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
-    start = time.perf_counter()
-    try:
-        done = subprocess.run(
-            [sys.executable, path],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "MPLBACKEND": "Agg"},
-        )
-    except subprocess.TimeoutExpired:
-        return Outcome(
-            block, False, f"timed out after {timeout:.0f} s", time.perf_counter() - start
-        )
-    output = done.stdout + done.stderr
-    if done.returncode < 0:  # no traceback: say what ended it
-        output += f"\nkilled by {signal.Signals(-done.returncode).name}"
-    return Outcome(block, done.returncode == 0, output[-20000:], time.perf_counter() - start)
-
-
-def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
-    server = subprocess.Popen(
-        [sys.executable, "-c", _SERVER],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "MPLBACKEND": "Agg"},
-        start_new_session=True,
-    )
-    try:
-        if server.stdout.readline().strip() != "ready":
-            raise RuntimeError("the block server did not start (can it import torch?)")
-        for block, path in jobs:
-            server.stdin.write(json.dumps({"file": path, "timeout": timeout}) + "\n")
-            server.stdin.flush()
-            result = json.loads(server.stdout.readline())
-            ok = result["code"] == 0
-            output = result["output"]
-            if result["code"] == "timeout":
-                output += f"\ntimed out after {timeout:.0f} s"
-            elif result["code"] < 0:  # no traceback: say what ended it
-                output += f"\nkilled by {signal.Signals(-result['code']).name}"
-            yield Outcome(block, ok, output, result["seconds"])
-    finally:
-        server.stdin.close()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        server.stdout.close()
-
-
-# A block that starts gloo processes can lose a connection when the machine is busy
-# (a peer slow to answer looks like one that crashed). Such a failure gets one more
-# run, alone; a block that fails for any other reason, or twice, fails.
-_TRANSIENT = re.compile(r"Gloo connectFullMesh failed|Connection (?:closed|reset) by peer")
-
-
-def run_alone(
-    blocks: Iterable[Block],
-    *,
-    jobs: int | None = None,
-    fresh: bool = False,
-    timeout: float = BLOCK_TIMEOUT_S,
-) -> list[Outcome]:
-    """Run every block in a process of its own; ``jobs`` processes at a time."""
-    outcomes = _run_all(list(blocks), jobs=jobs, fresh=fresh, timeout=timeout)
-    again = [o.block for o in outcomes if not o.ok and _TRANSIENT.search(o.output)]
-    if again:
-        second = {id(o.block): o for o in _run_all(again, jobs=1, fresh=fresh, timeout=timeout)}
-        outcomes = [second.get(id(o.block), o) for o in outcomes]
-    return outcomes
-
-
-def _run_torchrun(block: Block, timeout: float) -> Outcome:
-    """Run a block marked ``# torchrun --nproc-per-node=N name.py`` as its first line says."""
-    from cheatsheet import torchrun
-
-    launch = torchrun.marked_launch(block.code)
-    assert launch is not None
-    with tempfile.TemporaryDirectory(prefix="torchrun-block-") as folder:
-        script = Path(folder, launch.script)
-        script.write_text(block.code, encoding="utf-8")
-        try:
-            done = torchrun.run(
-                script, launch.ranks, timeout_s=timeout, cwd=folder,
-                env={**os.environ, "MPLBACKEND": "Agg"},
-            )  # fmt: skip
-        except torchrun.TorchrunError as err:
-            done = err.result
-    output = done.output + ("\ntimed out" if done.returncode == 124 else "")
-    return Outcome(block, done.returncode == 0, output[-20000:], done.elapsed_s)
-
-
-def _run_all(
-    blocks: list[Block], *, jobs: int | None, fresh: bool, timeout: float
-) -> list[Outcome]:
-    from cheatsheet.torchrun import marked_launch
-
-    jobs = jobs or os.cpu_count() or 1
-    scripts = [b for b in blocks if marked_launch(b.code)]  # run as a reader runs them
-    under_torchrun = {id(b) for b in scripts}
-    with tempfile.TemporaryDirectory(prefix="blocks-") as folder:
-        paths = [_write(b, folder, n) for n, b in enumerate(blocks)]
-        pairs = [(b, p) for b, p in zip(blocks, paths, strict=True) if id(b) not in under_torchrun]
-        with ThreadPoolExecutor(jobs) as pool:
-            parts = [list(pool.map(lambda b: _run_torchrun(b, timeout), scripts))]
-            if fresh:
-                parts.append(list(pool.map(lambda bp: _run_fresh(*bp, timeout), pairs)))
-            else:
-                shares = [pairs[i::jobs] for i in range(jobs)]
-                parts += pool.map(lambda share: list(_serve(share, timeout)), shares)
-    order = {id(b): n for n, b in enumerate(blocks)}
-    return sorted((o for part in parts for o in part), key=lambda o: order[id(o.block)])
 
 
 def _main(argv: list[str]) -> int:

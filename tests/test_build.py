@@ -579,7 +579,8 @@ def test_a_summary_call_to_a_missing_entry_fails_the_build(project, passing_buil
     with _extra_page(project, "links_nowhere", missing):
         result = mini_site.build(project)
     assert result.returncode != 0
-    assert "'entry' reference target not found: api-minisite-gone" in result.stderr
+    assert "no entry labelled 'api-minisite-gone'; did you mean" in result.stderr
+    assert "api-minisite-other" in result.stderr.split("did you mean", 1)[1]
 
 
 def test_a_rebuild_with_nothing_changed_runs_no_example(project, passing_build, mini_site):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import datetime
+import difflib
 import hashlib
 import importlib
 import importlib.metadata
@@ -658,7 +659,11 @@ def _resolve_entry(app: Sphinx, env: Any, node: Any, contnode: nodes.Element) ->
     std = env.get_domain("std")
     target = node["reftarget"].lower()
     if target not in std.anonlabels:
-        return None  # Sphinx then warns that the entry is missing, and the build fails
+        # The build fails on this warning; the closest labels say what was meant.
+        close = difflib.get_close_matches(target, list(std.anonlabels), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        logger.warning("no entry labelled %r%s", target, hint, location=node, type="entry")
+        return contnode
     docname, labelid = std.anonlabels[target]
     return make_refnode(app.builder, node["refdoc"], docname, labelid, contnode)
 

@@ -26,6 +26,7 @@ become ``index`` entries in the doctree, so Sphinx's own search page finds them 
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import keyword
@@ -435,10 +436,14 @@ def _check_targets(app: Sphinx, env: Any) -> None:
             for r in page.records
         )
         if not found:
+            records = [r for page in env.tasksearch_pages.values() for r in page.records]
+            known = sorted({r.anchor if target.label else _plain(r.title) for r in records})
+            close = difflib.get_close_matches(target.label or target.heading, known, n=3)
             logger.warning(
-                "%s: no entry %s; point these phrases to an entry that exists: %s",
+                "%s: no entry %s%s; point these phrases to an entry that exists: %s",
                 app.config.tasksearch_terms,
                 target.describe(),
+                f" (did you mean {', '.join(close)}?)" if close else "",
                 ", ".join(target.phrases),
             )
 
