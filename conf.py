@@ -34,7 +34,9 @@ extensions = [
     "sphinx_sitemap",
     "notfound.extension",
     "sphinxext.opengraph",
-    "sitebuild",
+    "sitebuild",  # the build command, page order, entry links, the footer line
+    "pageinputs",  # every page runs again when what every page depends on changed
+    "pagerecords",  # what each page measured, beside it and in the site's _records/
     "freshpage",  # each example page runs in a process of its own
     "notebooks",  # the notebooks' text through pandoc, each page's install cell
     "blockexec",  # how each code block runs: torchrun scripts under torchrun
@@ -85,7 +87,7 @@ sphinx_gallery_conf = {
     "within_subsection_order": "sitebuild.HeaderOrder",
     # Every page starts from the state the first one found and leaves nothing
     # behind, not even for the pages the build renders after the gallery.
-    "reset_modules": ("matplotlib", "sitebuild.reset_state"),
+    "reset_modules": ("matplotlib", "pagestate.reset_state"),
     "reset_modules_order": "both",
     # SVG on a transparent background: sharp at any width, dark in dark mode.
     "image_scrapers": ("plotscraper.svg_scraper",),

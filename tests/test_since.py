@@ -176,7 +176,7 @@ def _row(entry: Entry, probe_code: str, probe: dict | None, *blocks: dict, missi
         "source_sha256": entry.digest(probe_code),
         "probe": None if probe is None else {"api_missing": list(missing), **probe},
         "blocks": [
-            {"origin": b.origin, **part} for b, part in zip(entry.blocks, blocks, strict=True)
+            {"origin": b.origin, **part} for b, part in zip(entry.blocks, blocks, strict=False)
         ],
     }
 

@@ -1,4 +1,4 @@
-"""The site's build hooks in docs/_ext/sitebuild.py."""
+"""The site's build hooks in docs/_ext/: sitebuild.py, pagestate.py, pageinputs.py."""
 
 from __future__ import annotations
 
@@ -15,24 +15,26 @@ import torch._dynamo.config
 import torch._inductor.config
 
 ROOT = Path(__file__).resolve().parents[1]
-import sitebuild  # on the path through pytest's pythonpath setting
+import pageinputs  # these three on the path through pytest's pythonpath setting
+import pagestate
+import sitebuild
 
 
 @pytest.fixture
 def restore_torch_state():
     yield
-    sitebuild.reset_state({}, None, "after")
+    pagestate.reset_state({}, None, "after")
 
 
 def test_reset_state_undoes_what_a_page_may_leave_behind(restore_torch_state):
-    sitebuild.reset_state({}, None, "before")
+    pagestate.reset_state({}, None, "before")
     threads = torch.get_num_threads()
     torch.set_default_device("meta")
     torch.set_default_dtype(torch.float64)
     torch.set_grad_enabled(False)
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(threads + 1)
-    sitebuild.reset_state({}, None, "after")
+    pagestate.reset_state({}, None, "after")
     assert torch.get_default_device() == torch.device("cpu")
     assert torch.get_default_dtype() == torch.float32
     assert torch.is_grad_enabled()
@@ -41,7 +43,7 @@ def test_reset_state_undoes_what_a_page_may_leave_behind(restore_torch_state):
 
 
 def test_a_restored_page_state_equals_the_captured_one(monkeypatch):
-    state = sitebuild.PageState.capture()
+    state = pagestate.PageState.capture()
     torch.autocast("cpu", dtype=torch.bfloat16).__enter__()
     torch.set_anomaly_enabled(True, False)
     torch.set_flush_denormal(True)
@@ -59,12 +61,12 @@ def test_a_restored_page_state_equals_the_captured_one(monkeypatch):
     torch.Tensor.planted = "planted"
     monkeypatch.setattr(torch.nn.functional, "relu", lambda x: x)
     state.restore()
-    assert sitebuild.PageState.capture() == state
+    assert pagestate.PageState.capture() == state
     assert torch.nn.functional.relu(torch.tensor([-1.0])).tolist() == [0.0]
 
 
 def test_page_state_keeps_submodules_imported_since_it_was_captured():
-    state = sitebuild.PageState.capture()
+    state = pagestate.PageState.capture()
     # The import system binds a new submodule on its parent; it must stay reachable.
     torch.planted_submodule = types.ModuleType("torch.planted_submodule")
     try:
@@ -77,11 +79,11 @@ def test_page_state_keeps_submodules_imported_since_it_was_captured():
 def test_reset_state_raises_a_shown_warning_only_while_a_page_runs(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("default")
-        monkeypatch.setattr(sitebuild, "_start", sitebuild.PageState.capture())
-        sitebuild.reset_state({}, None, "before")
+        monkeypatch.setattr(pagestate, "_start", pagestate.PageState.capture())
+        pagestate.reset_state({}, None, "before")
         with pytest.raises(UserWarning, match="planted"):
             warnings.warn("planted", UserWarning, stacklevel=1)
-        sitebuild.reset_state({}, None, "after")
+        pagestate.reset_state({}, None, "after")
         with warnings.catch_warnings(record=True) as shown:
             warnings.warn("planted", UserWarning, stacklevel=1)
         assert [str(w.message) for w in shown] == ["planted"]
@@ -91,11 +93,11 @@ def test_reset_state_keeps_hidden_the_warnings_python_hides(monkeypatch):
     with warnings.catch_warnings():
         warnings.resetwarnings()
         warnings.filterwarnings("ignore", category=DeprecationWarning)
-        monkeypatch.setattr(sitebuild, "_start", sitebuild.PageState.capture())
-        sitebuild.reset_state({}, None, "before")
+        monkeypatch.setattr(pagestate, "_start", pagestate.PageState.capture())
+        pagestate.reset_state({}, None, "before")
         with warnings.catch_warnings(record=True) as shown:
             warnings.warn("a library's own deprecation", DeprecationWarning, stacklevel=1)
-        sitebuild.reset_state({}, None, "after")
+        pagestate.reset_state({}, None, "after")
     assert shown == []
 
 
@@ -104,14 +106,14 @@ def test_reset_state_turns_off_torch_logging(restore_torch_state):
 
     torch._logging.set_logs(recompiles=True)
     assert log_state.is_artifact_enabled("recompiles")
-    sitebuild.reset_state({}, None, "before")
+    pagestate.reset_state({}, None, "before")
     assert not log_state.is_artifact_enabled("recompiles")
 
 
 def test_reset_state_makes_random_draws_repeat(restore_torch_state):
     draws = []
     for _ in range(2):
-        sitebuild.reset_state({}, None, "before")
+        pagestate.reset_state({}, None, "before")
         draws.append((random.random(), np.random.rand(), torch.rand(1).item()))
     assert draws[0] == draws[1]
 
@@ -128,7 +130,7 @@ def test_reset_state_forgets_compiled_graphs(restore_torch_state):
         return x + 1
 
     torch.compile(f, backend=backend)(torch.ones(2))
-    sitebuild.reset_state({}, None, "before")
+    pagestate.reset_state({}, None, "before")
     torch.compile(f, backend=backend)(torch.ones(2))
     assert compiles == 2
 
@@ -172,7 +174,7 @@ def test_reset_state_lets_the_next_page_compile_as_a_new_main_module(restore_tor
     # torch 2.14's Dynamo remembers the first __main__ it met; without the reset the
     # second page's guards read `scale` from the first page's module.
     _run_as_main(_PAGE_COMPILING_ITS_OWN_CODE)
-    sitebuild.reset_state({}, None, "after")
+    pagestate.reset_state({}, None, "after")
     page = _run_as_main(_PAGE_READING_A_GLOBAL)
     assert torch.equal(page["result"], torch.full((2,), 3.0))
 
@@ -220,7 +222,7 @@ def test_count_api_entries_counts_labelled_cells_of_reference_pages(tmp_path):
 
 
 def test_page_inputs_name_the_torch_the_pages_import():
-    assert sitebuild.page_inputs()["torch"] == torch.__version__
+    assert pageinputs.page_inputs()["torch"] == torch.__version__
 
 
 @pytest.mark.parametrize(
@@ -231,25 +233,27 @@ def test_page_inputs_name_the_torch_the_pages_import():
 )  # fmt: skip
 def test_page_inputs_change_with_the_device_and_thread_settings(monkeypatch, variable):
     monkeypatch.delenv(variable, raising=False)
-    before = sitebuild.page_inputs()
+    before = pageinputs.page_inputs()
     monkeypatch.setenv(variable, "1")
-    assert sitebuild.page_inputs() != before
+    assert pageinputs.page_inputs() != before
 
 
 def test_page_inputs_change_with_the_cpu_even_under_one_model_name(monkeypatch):
-    before = sitebuild.page_inputs()
-    monkeypatch.setattr(sitebuild.hardware, "cpu_signature", lambda: "family 25 model 17")
-    assert sitebuild.page_inputs()["cpu"] != before["cpu"]
+    before = pageinputs.page_inputs()
+    monkeypatch.setattr(pageinputs.hardware, "cpu_signature", lambda: "family 25 model 17")
+    assert pageinputs.page_inputs()["cpu"] != before["cpu"]
 
 
 def test_page_inputs_change_with_an_optional_package_and_a_build_hook(monkeypatch):
-    before = sitebuild.page_inputs()
-    real = sitebuild._version
-    monkeypatch.setattr(sitebuild, "_version", lambda n: "9.9" if n == "onnxruntime" else real(n))
-    assert sitebuild.page_inputs()["onnxruntime"] == "9.9"
-    monkeypatch.setattr(sitebuild, "BUILD_HOOKS", (*sitebuild.BUILD_HOOKS, "since.py"))
-    assert "build hook since.py" in sitebuild.page_inputs()
-    assert "build hook freshpage.py" in before
+    before = pageinputs.page_inputs()
+    real = pageinputs.distribution_version
+    monkeypatch.setattr(
+        pageinputs, "distribution_version", lambda n: "9.9" if n == "onnxruntime" else real(n)
+    )
+    assert pageinputs.page_inputs()["onnxruntime"] == "9.9"
+    monkeypatch.setattr(pageinputs, "BUILD_HOOKS", (*pageinputs.BUILD_HOOKS, "since.py"))
+    assert "build hook since.py" in pageinputs.page_inputs()
+    assert "build hook pagestate.py" in before
 
 
 def test_page_inputs_change_with_the_helper_package_source(monkeypatch, tmp_path):
@@ -258,9 +262,9 @@ def test_page_inputs_change_with_the_helper_package_source(monkeypatch, tmp_path
     (package / "__init__.py").write_text('UNIT = "ms"\n', encoding="utf-8")
     monkeypatch.delitem(sys.modules, "cheatsheet", raising=False)
     monkeypatch.syspath_prepend(tmp_path)
-    before = sitebuild.page_inputs()
+    before = pageinputs.page_inputs()
     (package / "__init__.py").write_text('UNIT = "us"\n', encoding="utf-8")
-    assert sitebuild.page_inputs() != before
+    assert pageinputs.page_inputs() != before
 
 
 def test_the_build_command_is_strict_and_keeps_doctrees_out_of_the_site():

@@ -23,7 +23,7 @@ from packaging.version import Version
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from sitebuild import RECORD_SUFFIX  # the live record, beside the generated page
+from pagerecords import RECORD_SUFFIX  # the live record, beside the generated page
 
 RESULTS_DIR = "results"
 

@@ -1,0 +1,298 @@
+"""A fresh start for every page: the state each example runs from, and warnings as errors.
+
+sphinx-gallery runs every page in the build's process and calls :func:`reset_state`
+before and after each (``reset_modules`` in conf.py); ``freshpage.py`` also runs each
+page in a process of its own. Together a page's output is what a reader gets running
+that page alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging as pylogging
+import os
+import random
+import sys
+import types
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pagerecords import keep_record
+
+# -- A fresh start for every page ------------------------------------------------
+
+# Config modules whose switches a page may flip (torch.compile's knobs live here).
+_CONFIG_MODULES = (
+    "torch._dynamo.config",
+    "torch._inductor.config",
+    "torch._functorch.config",
+    "torch.compiler.config",
+    "torch.fx.experimental._config",
+)
+# Namespaces a page may monkey-patch (``torch.Tensor.foo = ...``, a replaced
+# ``torch.nn.functional.relu``), as (module, attribute path).
+_NAMESPACES = (
+    ("torch", ""),
+    ("torch", "Tensor"),
+    ("torch.nn.functional", ""),
+    ("torch.nn", "Module"),
+    ("numpy", ""),
+)
+_AUTOCAST_DEVICES = ("cpu", "cuda", "mps", "xpu")
+
+
+def _namespace(module: str, path: str) -> Any:
+    found: Any = importlib.import_module(module)
+    for name in filter(None, path.split(".")):
+        found = getattr(found, name)
+    return found
+
+
+def _flush_denormal_enabled() -> bool:
+    import torch
+
+    # torch offers no getter; with flushing on, arithmetic turns a denormal into 0.
+    return (torch.tensor([1e-323], dtype=torch.float64) * 1).item() == 0.0
+
+
+def _torch_switches() -> list[tuple[Callable[[], Any], Callable[[Any], Any]]]:
+    """Process-wide torch settings a page can change, as (read, write) pairs, in write order."""
+    import torch
+
+    backends = torch.backends
+
+    def attribute(owner: Any, name: str) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+        return (lambda: getattr(owner, name), lambda value: setattr(owner, name, value))
+
+    def autocast(device: str) -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+        def read() -> tuple[bool, Any]:
+            return torch.is_autocast_enabled(device), torch.get_autocast_dtype(device)
+
+        def write(value: tuple[bool, Any]) -> None:
+            torch.set_autocast_enabled(device, value[0])
+            torch.set_autocast_dtype(device, value[1])
+
+        return read, write
+
+    def default_device() -> Any:
+        device = torch.get_default_device()
+        # "cpu" means no default set: setting it would install a torch-function
+        # mode that slows every later call.
+        return None if device.type == "cpu" else device
+
+    return [
+        (torch.get_default_dtype, torch.set_default_dtype),
+        (default_device, torch.set_default_device),
+        (torch.is_grad_enabled, torch.set_grad_enabled),
+        (torch.get_num_threads, torch.set_num_threads),
+        (
+            lambda: (
+                torch.are_deterministic_algorithms_enabled(),
+                torch.is_deterministic_algorithms_warn_only_enabled(),
+            ),
+            lambda value: torch.use_deterministic_algorithms(value[0], warn_only=value[1]),
+        ),
+        (torch.is_warn_always_enabled, torch.set_warn_always),
+        (
+            lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
+            lambda value: torch.set_anomaly_enabled(*value),
+        ),
+        (_flush_denormal_enabled, torch.set_flush_denormal),
+        (torch.is_autocast_cache_enabled, torch.set_autocast_cache_enabled),
+        *(autocast(device) for device in _AUTOCAST_DEVICES),
+        # The legacy precision switches come before the fp32_precision ones that
+        # replace them: once a page mixed the two APIs torch refuses to read them,
+        # and writing all of them in this order makes them agree again.
+        (torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
+        attribute(backends.cudnn, "allow_tf32"),
+        attribute(backends.cuda.matmul, "allow_tf32"),
+        attribute(backends, "fp32_precision"),
+        attribute(backends.mkldnn.matmul, "fp32_precision"),
+        attribute(backends.mkldnn.conv, "fp32_precision"),
+        attribute(backends.mkldnn.rnn, "fp32_precision"),
+        attribute(backends.cudnn.conv, "fp32_precision"),
+        attribute(backends.cudnn.rnn, "fp32_precision"),
+        attribute(backends.cuda.matmul, "fp32_precision"),
+        attribute(backends.mkldnn, "enabled"),
+        attribute(backends.mkldnn, "deterministic"),
+        attribute(backends.cudnn, "enabled"),
+        attribute(backends.cudnn, "deterministic"),
+        attribute(backends.cudnn, "benchmark"),
+        attribute(backends.cuda.matmul, "allow_fp16_reduced_precision_reduction"),
+        attribute(backends.cuda.matmul, "allow_bf16_reduced_precision_reduction"),
+        (backends.cuda.flash_sdp_enabled, backends.cuda.enable_flash_sdp),
+        (backends.cuda.mem_efficient_sdp_enabled, backends.cuda.enable_mem_efficient_sdp),
+        (backends.cuda.math_sdp_enabled, backends.cuda.enable_math_sdp),
+        (backends.cuda.cudnn_sdp_enabled, backends.cuda.enable_cudnn_sdp),
+        (
+            backends.cuda.fp16_bf16_reduction_math_sdp_allowed,
+            backends.cuda.allow_fp16_bf16_reduction_math_sdp,
+        ),
+        (backends.mha.get_fastpath_enabled, backends.mha.set_fastpath_enabled),
+        attribute(backends.opt_einsum, "enabled"),
+        attribute(backends.quantized, "engine"),
+        (torch._tensor_str.get_printoptions, lambda value: torch.set_printoptions(**value)),
+    ]
+
+
+@dataclass(frozen=True)
+class PageState:
+    """What one page can change that every later page, and the build, would inherit.
+
+    Attributes
+    ----------
+    torch_switches : tuple
+        The values of :func:`_torch_switches`: default dtype and device, grad mode,
+        threads, determinism, anomaly mode, denormal flushing, autocast, matmul
+        precision, ``torch.backends`` flags, print options.
+    configs : dict
+        ``get_config_copy()`` of each of ``_CONFIG_MODULES`` (dynamo, inductor, ...).
+    namespaces : dict
+        A copy of ``vars()`` of each of ``_NAMESPACES``, to undo monkey-patching.
+    numpy_printoptions, numpy_errors : dict
+        ``numpy.get_printoptions()`` and ``numpy.geterr()``.
+    environ : dict
+        A copy of ``os.environ``.
+    warning_filters : tuple
+        ``warnings.filters``.
+    """
+
+    torch_switches: tuple[Any, ...]
+    configs: dict[str, dict[str, Any]]
+    namespaces: dict[tuple[str, str], dict[str, Any]]
+    numpy_printoptions: dict[str, Any]
+    numpy_errors: dict[str, str]
+    environ: dict[str, str]
+    warning_filters: tuple[Any, ...]
+
+    @classmethod
+    def capture(cls) -> PageState:
+        """Record the current state."""
+        import numpy as np
+
+        return cls(
+            torch_switches=tuple(read() for read, _ in _torch_switches()),
+            configs={
+                name: importlib.import_module(name).get_config_copy() for name in _CONFIG_MODULES
+            },
+            namespaces={key: dict(vars(_namespace(*key))) for key in _NAMESPACES},
+            numpy_printoptions=np.get_printoptions(),
+            numpy_errors=np.geterr(),
+            environ=dict(os.environ),
+            warning_filters=tuple(warnings.filters),
+        )
+
+    def restore(self) -> None:
+        """Put every recorded setting back, and undo what a page added or replaced."""
+        import numpy as np
+
+        with warnings.catch_warnings():
+            # Writing a deprecated switch back must not warn into the next page.
+            warnings.simplefilter("ignore")
+            for (_, write), value in zip(_torch_switches(), self.torch_switches, strict=True):
+                write(value)
+            for name, saved in self.configs.items():
+                _restore_config(importlib.import_module(name), saved)
+        for key, saved in self.namespaces.items():
+            _restore_namespace(_namespace(*key), saved)
+        np.set_printoptions(**self.numpy_printoptions)
+        np.seterr(**self.numpy_errors)
+        for name in os.environ.keys() - self.environ.keys():
+            del os.environ[name]
+        for name, value in self.environ.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
+        # resetwarnings() also forgets which warnings were already shown once.
+        warnings.resetwarnings()
+        warnings.filters[:] = self.warning_filters
+
+
+def _restore_config(module: Any, saved: dict[str, Any]) -> None:
+    current = module.get_config_copy()
+    for name, value in saved.items():
+        if current.get(name) != value:
+            setattr(module, name, value)
+
+
+_MISSING = object()
+
+
+def _restore_namespace(owner: Any, saved: dict[str, Any]) -> None:
+    current = dict(vars(owner))
+    for name, value in current.items():
+        # A submodule imported since is bound on its parent by the import system,
+        # and removing it would break ``torch._inductor.config``-style lookups.
+        if name not in saved and not isinstance(value, types.ModuleType):
+            delattr(owner, name)
+    for name, value in saved.items():
+        if current.get(name, _MISSING) is not value:
+            setattr(owner, name, value)
+
+
+_start: PageState | None = None
+
+
+def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> None:
+    """Start every example from the same state, and leave nothing behind it.
+
+    sphinx-gallery runs all examples in one interpreter and calls this before and
+    after each (``reset_modules_order = "both"``). The first call records the
+    state (:class:`PageState`); every call restores it and reseeds the random
+    generators, so a page that changes a setting changes neither a later page nor
+    what the build itself reports afterwards (the machine stamp's thread count).
+    Before a page runs, every warning that would be shown becomes an error: a
+    warning the page does not catch fails the build instead of being printed
+    into the page. Warnings Python hides by default (a library's own
+    ``DeprecationWarning``) stay hidden, as they are for a reader.
+    """
+    global _start
+    import numpy as np
+    import torch
+
+    if _start is None:
+        _start = PageState.capture()
+    _start.restore()
+    random.seed(0)
+    np.random.seed(0)
+    torch.manual_seed(0)
+    torch._dynamo.reset()
+    _forget_old_main(torch)
+    # A page that turned on TORCH_LOGS-style logging (recompiles, graph breaks)
+    # would otherwise log into every later page.
+    torch._logging.set_logs()
+    # A CUDA build of torch on a machine without a GPU (this site's pinned wheel on
+    # a CPU build machine) logs "No CUDA runtime is found, using CUDA_HOME=..." at
+    # every C++ compile: a fact about the build machine, not about the page.
+    pylogging.getLogger("torch.utils.cpp_extension").setLevel(pylogging.ERROR)
+    if when == "before":
+        _raise_shown_warnings()
+    keep_record(gallery_conf, fname, when)
+
+
+def _forget_old_main(torch: Any) -> None:
+    """Make Dynamo forget the ``__main__`` module of the page before.
+
+    sphinx-gallery runs each page as a new ``__main__`` module. Dynamo (2.14) finds
+    a module by name once and caches it (``_import_module``), and keeps an alias to
+    it (``__import___main__``) in the globals of every frame it compiled, torch's
+    own functions included; ``torch._dynamo.reset()`` forgets neither. The next
+    page's guards would then read its globals from the old page's module
+    (``AttributeError``), or Dynamo would refuse the alias (``AssertionError``).
+    A reader's script or notebook has one ``__main__`` and never meets this.
+    """
+    import_module = getattr(torch._dynamo.symbolic_convert, "_import_module", None)
+    if hasattr(import_module, "cache_clear"):
+        import_module.cache_clear()
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if isinstance(namespace, dict):
+            namespace.pop("__import___main__", None)
+
+
+def _raise_shown_warnings() -> None:
+    # Each filter that would print a warning raises it instead, and so does the
+    # default action for a warning no filter matches; "ignore" filters stay.
+    warnings.filters[:] = [f if f[0] == "ignore" else ("error", *f[1:]) for f in warnings.filters]
+    warnings.simplefilter("error", append=True)  # also tells warnings the filters changed
