@@ -100,7 +100,7 @@ for name, cost in (("whole model", whole), ("each block", regional)):
 print(f"regional cold start: {regional.cold_s / whole.cold_s:.0%} of the whole model's")
 
 namespace = {}
-exec(model_source, namespace)  # noqa: S102 -- the very source the fresh processes ran
+exec(model_source, namespace)  # the very source the fresh processes ran
 model, x = namespace["model"], namespace["x"]
 whole_model = torch.compile(model)
 regional_model = namespace["Stack"]().eval()

@@ -45,7 +45,7 @@ with warnings.catch_warnings(record=True) as caught:
         torch.tensor([-0.2, 0.0, 0.33, 10.0]), scale=0.05, zero_point=0, dtype=torch.qint8
     )
 for w in caught:
-    # The message ends with a link and the C++ source path of the build; keep the sentence.
+    # The first sentence is the message; a link and the C++ file that warned follow it.
     print(f"{w.category.__name__}: {str(w.message).split(' Please see')[0]}")
 if not caught:
     print("no warning: PyTorch warns once per process, and an earlier call already did")

@@ -349,8 +349,8 @@ else:
 # --------------
 # One module per compute library, each saying whether this build has it and
 # holding its switches; ``torch.__config__.show()`` prints how the build was
-# configured (versions of MKL, oneDNN, OpenMP, CUDA). Output from this site's
-# build machine:
+# configured (versions of MKL, oneDNN, OpenMP, CUDA). The output below is the
+# torch that built this page; yours prints your own:
 import torch
 
 for name, check in [
