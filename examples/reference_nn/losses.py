@@ -33,7 +33,7 @@ multi-class hinge (SVM style)                   :entry:`nn.MultiMarginLoss <api-
 pairs of vectors, similar or not, by cosine     :entry:`nn.CosineEmbeddingLoss <api-nn-cosineembeddingloss>`
 anchor/positive/negative, p-norm distance       :entry:`nn.TripletMarginLoss <api-nn-tripletmarginloss>`
 triplets with your own distance                 :entry:`nn.TripletMarginWithDistanceLoss <api-nn-tripletmarginwithdistanceloss>`
-the function form of a loss module              :entry:`F.mse_loss <api-nn-functional-mse-loss>`
+the function form of a loss module              :entry:`F.mse_loss <api-f-mse-loss>`
 per-sample losses, a sum or a mean              :entry:`reduction="none" <api-nn-loss-reduction>`, ``"sum"``, ``"mean"``
 ==============================================  ==================================================
 """
@@ -516,7 +516,7 @@ by_hand = (cosine_distance(anchor, positive) - cosine_distance(anchor, negative)
 print(f"loss {loss:.4f}, matches formula: {torch.allclose(loss, by_hand.mean())}")
 
 # %%
-# .. _api-nn-functional-mse-loss:
+# .. _api-f-mse-loss:
 #
 # torch.nn.functional.mse_loss
 # ----------------------------

@@ -30,9 +30,9 @@ to wrap existing vectors, frozen by default            :entry:`nn.Embedding.from
 to look up and reduce bags of ids                      :entry:`nn.EmbeddingBag <api-nn-embeddingbag>`
 to wrap existing vectors as a bag lookup               :entry:`nn.EmbeddingBag.from_pretrained <api-nn-embeddingbag-from-pretrained>`
 to cosine of the angle between vectors                 :entry:`nn.CosineSimilarity <api-nn-cosinesimilarity>`
-to the same as a broadcasting function                 :entry:`F.cosine_similarity <api-nn-functional-cosine-similarity>`
+to the same as a broadcasting function                 :entry:`F.cosine_similarity <api-f-cosine-similarity>`
 to row-by-row ``p``-norm distance                      :entry:`nn.PairwiseDistance <api-nn-pairwisedistance>`
-to the same as a function                              :entry:`F.pairwise_distance <api-nn-functional-pairwise-distance>`
+to the same as a function                              :entry:`F.pairwise_distance <api-f-pairwise-distance>`
 to all-pairs distances between two sets                :entry:`torch.cdist <api-torch-cdist>`
 =====================================================  ==================================================
 """
@@ -430,7 +430,7 @@ print("matches formula:", torch.allclose(cos(a, b), by_hand))
 cos(a, b)
 
 # %%
-# .. _api-nn-functional-cosine-similarity:
+# .. _api-f-cosine-similarity:
 #
 # torch.nn.functional.cosine_similarity
 # -------------------------------------
@@ -461,7 +461,7 @@ print("matches formula:", torch.allclose(dist(x, y), (x - y + 1e-6).norm(dim=-1)
 dist(x, y)
 
 # %%
-# .. _api-nn-functional-pairwise-distance:
+# .. _api-f-pairwise-distance:
 #
 # torch.nn.functional.pairwise_distance
 # -------------------------------------

@@ -24,11 +24,11 @@ to repeat the border pixels of an image                :entry:`nn.ReplicationPad
 to repeat the faces of a volume                        :entry:`nn.ReplicationPad3d <api-nn-replicationpad3d>`
 to wrap a periodic sequence around                     :entry:`nn.CircularPad1d <api-nn-circularpad1d>`
 to wrap an image like a torus                          :entry:`nn.CircularPad2d <api-nn-circularpad2d>`
-to pad or crop any dims, last dim first, any mode      :entry:`F.pad <api-nn-functional-pad>`
+to pad or crop any dims, last dim first, any mode      :entry:`F.pad <api-f-pad-modes>`
 to resize inside an ``nn.Sequential``                  :entry:`nn.Upsample <api-nn-upsample>`
 to old name: use ``nn.Upsample(mode="nearest")``       :entry:`nn.UpsamplingNearest2d <api-nn-upsamplingnearest2d>`
 to old name: use bilinear with ``align_corners=True``  :entry:`nn.UpsamplingBilinear2d <api-nn-upsamplingbilinear2d>`
-to resize by size or factor, bicubic, antialiased      :entry:`F.interpolate <api-nn-functional-interpolate>`
+to resize by size or factor, bicubic, antialiased      :entry:`F.interpolate <api-f-interpolate-modes>`
 to move channels into a larger image                   :entry:`nn.PixelShuffle <api-nn-pixelshuffle>`
 to move image blocks back into channels                :entry:`nn.PixelUnshuffle <api-nn-pixelunshuffle>`
 to interleave channel groups                           :entry:`nn.ChannelShuffle <api-nn-channelshuffle>`
@@ -217,7 +217,7 @@ img = torch.arange(1.0, 5.0).reshape(1, 1, 2, 2)
 nn.CircularPad2d((0, 0, 1, 0))(img)
 
 # %%
-# .. _api-nn-functional-pad:
+# .. _api-f-pad-modes:
 #
 # torch.nn.functional.pad
 # -----------------------
@@ -305,7 +305,7 @@ new = F.interpolate(img, scale_factor=2, mode="bilinear", align_corners=True)
 print("same as interpolate(align_corners=True):", torch.equal(old, new))
 
 # %%
-# .. _api-nn-functional-interpolate:
+# .. _api-f-interpolate-modes:
 #
 # torch.nn.functional.interpolate
 # -------------------------------

@@ -1,0 +1,29 @@
+"""README's "Where things are" names every module and folder a newcomer needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _map() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("## Where things are")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end >= 0 else None]
+
+
+def test_every_module_of_the_package_and_of_the_build_hooks_is_on_the_map():
+    shown = _map()
+    modules = [*(ROOT / "src" / "cheatsheet").glob("*.py"), *(ROOT / "docs" / "_ext").glob("*.py")]
+    missing = [m.name for m in modules if m.name != "__init__.py" and m.name not in shown]
+    missing = [m for m in missing if m != "__main__.py"]
+    assert missing == [], f"README's map leaves out {missing}"
+
+
+def test_every_top_level_folder_is_on_the_map():
+    shown = _map()
+    folders = [p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))]
+    missing = [f for f in folders if f"{f}/" not in shown]
+    assert missing == [], f"README's map leaves out {missing}"
