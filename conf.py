@@ -37,6 +37,7 @@ extensions = [
     "sitebuild",  # the build command, page order, entry links, the footer line
     "pageinputs",  # every page runs again when what every page depends on changed
     "pagerecords",  # what each page measured, beside it and in the site's _records/
+    "shards",  # a merge of shards fails on a page with no output instead of rendering it empty
     "freshpage",  # each example page runs in a process of its own
     "notebooks",  # the notebooks' text through pandoc, each page's install cell
     "blockexec",  # how each code block runs: torchrun scripts under torchrun
@@ -74,7 +75,10 @@ sphinx_gallery_conf = {
     # Every file in examples/ is executed: no name decides whether a page runs.
     # Drafting aid: CHEATSHEET_RUN_ONLY=<regex of paths> runs only the examples it
     # matches and shows the others without output; the published build never sets it.
-    "filename_pattern": os.environ.get("CHEATSHEET_RUN_ONLY", r".*"),
+    # A merge of shards (docs/_ext/shards.py) runs none: every page's output comes from one.
+    "filename_pattern": r"(?!)"
+    if os.environ.get("CHEATSHEET_MERGE")
+    else os.environ.get("CHEATSHEET_RUN_ONLY", r".*"),
     "subsection_order": [
         "../examples/basics",
         "../examples/errors",

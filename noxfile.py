@@ -6,6 +6,7 @@ import hashlib
 import json
 import shutil
 import sys
+import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -136,19 +137,94 @@ def _site_env(session: nox.Session, installed_torch: str | None = None) -> Calla
     return run
 
 
-def _build_site(run: Callable[..., object], *extra: str) -> None:
-    run(*SPHINX_BUILD, *extra, env={"MPLBACKEND": "agg"})
+def _build_site(run: Callable[..., object], *extra: str, env: dict[str, str] | None = None) -> None:
+    run(*SPHINX_BUILD, *extra, env={"MPLBACKEND": "agg", **(env or {})})
+
+
+SHARDS = BUILD.parent / "shards"  # _build/shards/<K>/: what shard K ran, to merge
+
+
+def _shards() -> types.ModuleType:
+    """docs/_ext/shards.py: the plan, the collection and the merge (it needs no Sphinx)."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    import shards
+
+    return shards
+
+
+def _take_shard(session: nox.Session) -> tuple[int, int] | None:
+    """Remove ``--shard K/N`` from the arguments; return ``(K, N)``, if given."""
+    args = session.posargs
+    if "--shard" not in args:
+        return None
+    at = args.index("--shard")
+    if at + 1 >= len(args):
+        session.error("--shard takes K/N, such as --shard 2/3")
+    value = args[at + 1]
+    del args[at : at + 2]
+    try:
+        return _shards().parse_shard(value)
+    except ValueError as err:
+        session.error(str(err))
 
 
 @nox.session(venv_backend="none")
 def docs(session: nox.Session) -> None:
     """Build the whole site, every example executed, into _build/html/."""
     run = _site_env(session, _take_installed_torch(session))
+    shard = _take_shard(session)
     if "--clean" in session.posargs:
         shutil.rmtree(ROOT / "_build", ignore_errors=True)
         shutil.rmtree(ROOT / "docs" / "gallery", ignore_errors=True)
-    _build_site(run)
-    session.log(f"Site built: open {(BUILD / 'index.html').as_uri()}")
+    if "--benchmarks" in session.posargs:
+        # Another machine's numbers: the pages that time something, then nox -s records.
+        pages = _shards().benchmark_pages(ROOT / "examples")
+        session.log(f"{len(pages)} pages that time something: {', '.join(pages)}")
+        _build_site(run, env={"CHEATSHEET_RUN_ONLY": _shards().run_only_pattern(pages)})
+        return
+    if shard is None:
+        _build_site(run)
+        session.log(f"Site built: open {(BUILD / 'index.html').as_uri()}")
+        return
+    # One shard: run its pages only (the others render without output and are not kept),
+    # then keep what the build left of each of its pages for the merge.
+    shards, (k, n) = _shards(), shard
+    gallery = ROOT / "docs" / "gallery"
+    mine = shards.plan(shards.costs(ROOT / "examples", gallery), n)[k - 1]
+    session.log(f"shard {k}/{n}: {len(mine)} pages: {', '.join(mine)}")
+    _build_site(run, env={"CHEATSHEET_RUN_ONLY": shards.run_only_pattern(mine)})
+    out = SHARDS / str(k)
+    shards.collect(gallery, mine, out)
+    session.log(f"Shard {k}/{n} kept in {out}: merge the shards with nox -s merge")
+
+
+@nox.session(name="shard-plan", venv_backend="none")
+def shard_plan(session: nox.Session) -> None:
+    """Print how `-- N` shards split the pages (longest first), as the workflow's matrix."""
+    n = int(session.posargs[0]) if session.posargs else 3
+    shards = _shards()
+    split = shards.plan(shards.costs(ROOT / "examples", ROOT / "docs" / "gallery"), n)
+    print(json.dumps({"shard": [f"{k}/{n}" for k in range(1, n + 1)]}))
+    for k, pages in enumerate(split, 1):
+        session.log(f"shard {k}/{n}: {', '.join(pages)}")
+
+
+@nox.session(venv_backend="none")
+def merge(session: nox.Session) -> None:
+    """Build the site from shard folders (`-- _build/shards/1 ...`), running no page."""
+    run = _site_env(session)
+    folders = [Path(a) for a in session.posargs] or sorted(SHARDS.glob("[0-9]*"))
+    if not folders:
+        session.error(f"no shard folders: run nox -s docs -- --shard K/N first ({SHARDS})")
+    gallery = ROOT / "docs" / "gallery"
+    shutil.rmtree(gallery, ignore_errors=True)  # the site is what the shards ran, nothing older
+    try:
+        origin = _shards().merge(folders, ROOT / "examples", gallery)
+    except RuntimeError as err:
+        session.error(str(err))
+    session.log(f"{len(origin)} pages from {len(folders)} shards")
+    _build_site(run, env={"CHEATSHEET_MERGE": "1"})
+    session.log(f"Site built from the shards: open {(BUILD / 'index.html').as_uri()}")
 
 
 @nox.session(venv_backend="none")

@@ -69,13 +69,13 @@ class MiniSite:
         shutil.copytree(ROOT / "src" / "cheatsheet", root / "src" / "cheatsheet", ignore=package)
 
     @staticmethod
-    def build(root: Path) -> subprocess.CompletedProcess[str]:
-        """Build the site in ``root`` with noxfile.py's command line.
+    def build(root: Path, **extra_env: str) -> subprocess.CompletedProcess[str]:
+        """Build the site in ``root`` with noxfile.py's command line (and ``extra_env``).
 
         The mini site's copy of the helper package shadows the installed one.
         """
         command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
-        env = {**os.environ, "PYTHONPATH": str(root / "src"), "MPLBACKEND": "agg"}
+        env = {**os.environ, "PYTHONPATH": str(root / "src"), "MPLBACKEND": "agg", **extra_env}
         return subprocess.run(
             command, cwd=root, env=env, capture_output=True, text=True, check=False
         )
