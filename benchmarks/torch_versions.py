@@ -318,7 +318,8 @@ def main(out: Path, only: list[str], retry_from: Path | None) -> int:
     )
     date = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     machine = environment().as_dict()
-    out = out / f"{records.machine_id(machine)}-torch-{torch.__version__.split('+')[0]}"
+    # Absolute: the parts run in a folder of their own (_run), and the records go here.
+    out = out.resolve() / f"{records.machine_id(machine)}-torch-{torch.__version__.split('+')[0]}"
     probes = load_probes(PROBES)
     pages = sorted(ROOT.glob("examples/*/*.py"))
     if only:  # rerun some pages; the others keep their records
