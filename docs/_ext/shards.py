@@ -168,7 +168,9 @@ def merge(folders: Iterable[Path], examples: Path, gallery: Path) -> dict[str, P
         for f in _files_of(folder, page):
             target = gallery / f.relative_to(folder)
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(f, target)
+            # A new modification time: Sphinx reads a page again only when its source is
+            # newer than its last read, and an earlier build here may have read it empty.
+            shutil.copy(f, target)
     return origin
 
 
