@@ -182,6 +182,17 @@ def docs(session: nox.Session) -> None:
         session.log(f"{len(pages)} pages that time something: {', '.join(pages)}")
         _build_site(run, env={"CHEATSHEET_RUN_ONLY": _shards().run_only_pattern(pages)})
         return
+    named = [a for a in session.posargs if a.endswith(".py")]
+    if named:
+        # `nox -s docs -- examples/<folder>/<page>.py ...`: only these pages run; the others
+        # keep what their last run left (or show without output if they never ran).
+        pages = [Path(a).resolve().relative_to(ROOT / "examples").with_suffix("") for a in named]
+        pattern = _shards().run_only_pattern(p.as_posix() for p in pages)
+        _build_site(run, env={"CHEATSHEET_RUN_ONLY": pattern})
+        session.log(
+            f"Built with {', '.join(named)} run again: open {(BUILD / 'index.html').as_uri()}"
+        )
+        return
     if shard is None:
         _build_site(run)
         session.log(f"Site built: open {(BUILD / 'index.html').as_uri()}")
