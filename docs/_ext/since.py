@@ -542,7 +542,12 @@ class SinceRole(SphinxRole):
         state = _state(self.env.app)
         since = state.since.get(self.text)
         if since is None or since.probe is None:
-            if since is None:
+            if since is None and self.text in state.probes:
+                text = (
+                    f"the version records show no release under which {self.text!r} works: "
+                    "measure a later one (nox -s torch-version -- <release>)"
+                )
+            elif since is None:
                 close = difflib.get_close_matches(self.text, [*state.since, *state.probes], n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 text = (
