@@ -68,7 +68,11 @@ for module, name in [
     ("torch.distributed.pipelining", "ScheduleGPipe"),
     ("torch.distributed.pipelining", "ScheduleInterleaved1F1B"),
 ]:
-    print(f"{module}.{name}:", hasattr(importlib.import_module(module), name))
+    try:
+        found = hasattr(importlib.import_module(module), name)
+    except ModuleNotFoundError:  # the module itself came later than this torch
+        found = False
+    print(f"{module}.{name}:", found)
 
 # %%
 # .. _pt2-parallelism-mesh:
