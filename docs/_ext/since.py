@@ -469,7 +469,9 @@ def compute(
             problems += known_contradictions(history, probe)
         if dated is None:
             continue
-        if probe is None and not dated.call.at_oldest:
+        # Only an exact date is a claim about the call: an upper bound ("≤ 2.14", releases
+        # between not measured yet) says no more than the code's own outcome does.
+        if probe is None and not dated.call.bounded:
             problems.append(
                 f"{label!r} ({page}) needs torch {dated.release} by its code, but the call it "
                 "documents is not measured: give it a probe in docs/probes.toml"
