@@ -549,12 +549,11 @@ def test_nothing_a_page_changes_reaches_the_next_page(project, passing_build):
 def test_the_landing_page_stamp_shows_the_threads_the_pages_ran_with(project, passing_build):
     (threads,) = re.findall(r"^threads (\d+)$", _output(project, "reads_state"), re.MULTILINE)
     soup = BeautifulSoup((project / "_build" / "html" / "index.html").read_text(), "html.parser")
-    rows = {
-        row.select("td")[0].get_text(strip=True): row.select("td")[1].get_text(strip=True)
-        for row in soup.select("table.cheatsheet-table tr")
-        if len(row.select("td")) == 2
-    }
-    assert rows["PyTorch threads"] == threads
+    machines = [
+        td.get_text(strip=True) for td in soup.select("table.build-machines tbody td:first-child")
+    ]
+    assert machines, "the landing page lists no machine"
+    assert all(f", {threads} torch threads)" in m for m in machines), machines
 
 
 def test_the_site_folder_holds_no_build_state(project, passing_build):

@@ -117,9 +117,11 @@ def _live_record(app: Sphinx, docname: str) -> dict[str, Any] | None:
 def describe_machine(machine: dict[str, Any]) -> str:
     """Name a machine in words: CPU, cores and GPUs, as a stamp names it."""
     gpus = "; ".join(machine["gpus"])
-    return f"{machine['cpu']} ({machine['logical_cores']} logical cores)" + (
-        f" with {gpus}" if gpus else ", no GPU"
+    threads = machine.get("torch_threads")
+    cores = f"{machine['logical_cores']} logical cores" + (
+        f", {threads} torch threads" if threads else ""
     )
+    return f"{machine['cpu']} ({cores})" + (f" with {gpus}" if gpus else ", no GPU")
 
 
 def _stamp_measured_page(app: Sphinx, doctree: nodes.document) -> None:
