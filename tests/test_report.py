@@ -50,6 +50,18 @@ def test_drift_of_the_machine_cancels_in_paired_rounds(fake_clock):
     assert ratio.kind == "slower"
 
 
+def test_a_comparison_collects_garbage_once_not_once_per_session(fake_clock, monkeypatch):
+    import gc
+
+    from cheatsheet import timing
+
+    collections = []
+    monkeypatch.setattr(timing.gc, "collect", lambda *args: collections.append(args) or 0)
+    _compare(fake_clock, {"a": 1e-3, "b": 2e-3}, budget_s=0.2)
+    assert len(collections) == 1
+    assert gc.isenabled()
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_injected_noise_never_gets_a_faster_or_slower_verdict(fake_clock, seed):
     rng = random.Random(seed)
@@ -177,24 +189,26 @@ def _kinds(make, times=20):
 
 
 @pytest.mark.slow
+@pytest.mark.clock
 def test_identical_functions_are_about_as_fast_at_least_19_times_in_20():
     kinds = _kinds(lambda: {"a": lambda: _spin(5000), "b": lambda: _spin(5000)})
     assert kinds.count("same") >= 19, kinds
 
 
 @pytest.mark.slow
+@pytest.mark.clock
 def test_a_twofold_difference_is_never_called_the_wrong_way_and_nearly_always_right():
-    # The tests run beside the browser walk on every core, so a round may be slowed
-    # at random; then "about as fast" is the verdict's honest answer, never "faster".
+    # On a busy machine a round may be slowed at random; then "about as fast" is the
+    # verdict's honest answer, never "faster". nox -s tests runs this on quiet cores.
     kinds = _kinds(lambda: {"a": lambda: _spin(5000), "b": lambda: _spin(10000)})
     assert "faster" not in kinds, kinds
     assert kinds.count("slower") >= 19, kinds
 
 
 @pytest.mark.slow
+@pytest.mark.clock
 def test_a_function_with_injected_noise_is_about_as_fast_at_least_19_times_in_20():
-    # The same bar as identical functions: a 95% interval may miss once in 20, and
-    # beside the browser walk on every core a round may be slowed at random.
+    # The same bar as identical functions: a 95% interval may miss once in 20.
     rng = random.Random(0)
 
     def noisy():
@@ -466,9 +480,11 @@ def test_compare_measures_against_the_baseline_it_is_given(fake_clock):
     assert [r.label for r in table.ratios] == ["fast"]
     assert table.speedup("fast") == 2.0
     assert {m.runs_wanted for m in table.measurements} == {7}
-    # First calls 3/128 s, calibration 3/128 (2 calls of fast), warm-up to 0.05 s past the
-    # start, then rounds until half a second past it.
-    assert fake_clock.now == pytest.approx(3 / 128 + 0.5, abs=4 / 128)
+    # First calls 3/128 s; then six sessions, each calibrating (three calls of fast and
+    # two more, one of slow: 7/128) and running its three rounds at least (4/128 each),
+    # though that outlasts its share of the budget (1/12 s).
+    assert table["fast"].session_sizes == (3,) * 6
+    assert fake_clock.now == pytest.approx(3 / 128 + 6 * (7 / 128 + 3 * 4 / 128))
 
 
 def test_compare_passes_arguments_and_device_on(fake_clock):

@@ -275,6 +275,7 @@ def test_interleaving_rejects_what_cannot_be_compared():
 
 
 @pytest.mark.slow
+@pytest.mark.clock
 def test_agrees_with_torch_utils_benchmark():
     """Catches a broken timer; the 3% target is measured by `nox -s timingperf`.
 

@@ -104,11 +104,19 @@ def test_each_rank_s_lines_come_back_prefixed_with_its_rank(tmp_path):
 
 
 def test_a_raising_rank_fails_the_run_with_its_traceback_and_stops_the_others(tmp_path):
+    # Rank one raises only once rank zero's line is written: on a busy machine rank zero
+    # may otherwise start after torchrun has already stopped it, and print nothing.
     raises = """
     import os, time
+    from pathlib import Path
     rank = int(os.environ["RANK"])
+    printed = Path(__file__).with_name("rank0-printed")
     print(f"rank {rank} before the error", flush=True)
-    if rank == 1:
+    if rank == 0:
+        printed.touch()
+    else:
+        while not printed.exists():
+            time.sleep(0.01)
         raise ValueError("deliberate failure on rank one")
     time.sleep(300)  # waits for a peer that is gone: torchrun must stop it
     """

@@ -25,6 +25,7 @@ from cheatsheet.timing import (
     _resolve_device,
     check_candidates,
     format_seconds,
+    gc_paused,
     rounds_of,
 )
 
@@ -52,9 +53,10 @@ SAME_BAND = 0.05
 #: arguments (new allocations) and its own calibration, so that its interval covers what
 #: changes from one run to the next, not only the noise inside one run.
 SESSIONS = 6
-# Fewest rounds a session runs. One is enough: a session's median is one draw of what a
-# run measures, and with six sessions the comparison still has its six rounds at least.
-_SESSION_ROUNDS = 1
+# Fewest rounds a session runs. A session's median is one draw of what a run measures;
+# from three rounds it is the middle one, so one round the machine slowed (a preempted
+# block) cannot move it, and with it the range of the six sessions.
+_SESSION_ROUNDS = 3
 
 
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], caption: str) -> str:
@@ -459,8 +461,8 @@ def compare(
     baseline : str, optional
         Label every ratio is relative to; defaults to the first candidate.
     device, budget_s, min_rounds
-        As in :func:`cheatsheet.interleave`, for all sessions together (at least six
-        rounds run: one or more per session).
+        As in :func:`cheatsheet.interleave`, for all sessions together (at least
+        three rounds run in each session, eighteen in all).
 
     Returns
     -------
@@ -474,11 +476,12 @@ def compare(
     dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
     # All copies live until the end, so that each session's inputs sit at other addresses.
     copies = [_fresh_copies(args, kwargs) for _ in range(SESSIONS)]
-    sessions = [
-        rounds_of(candidates, *copy_n, dev, budget_s / SESSIONS, _SESSION_ROUNDS, seed=n,
-                  first_calls=n == 0)
-        for n, copy_n in enumerate(copies)
-    ]  # fmt: skip
+    with gc_paused():  # one collection for all sessions, not one each
+        sessions = [
+            rounds_of(candidates, *copy_n, dev, budget_s / SESSIONS, _SESSION_ROUNDS, seed=n,
+                      first_calls=n == 0)
+            for n, copy_n in enumerate(copies)
+        ]  # fmt: skip
     threads = torch.get_num_threads()
     measurements = tuple(
         Measurement(
