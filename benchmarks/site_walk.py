@@ -9,8 +9,9 @@ injecting axe-core, settling and running the checks.
 
 Where the time goes, and why the walk is shaped the way it is:
 
-- axe-core is most of it (its colour-contrast rule alone about half), and it runs in
-  the page's renderer. Several tabs of one browser context each have a renderer of
+- axe-core is most of it, and it runs in the page's renderer. Its colour-contrast rule
+  took about two thirds, most of that on the thousands of token spans of the code
+  blocks; those colours are measured once, by their own test, and axe leaves them out. Several tabs of one browser context each have a renderer of
   their own, so the walk keeps a few pages in flight: while one tab runs axe, the
   next loads. A browser context is made once per viewport and mode, not per page.
 - Nothing intercepts requests (a Playwright route turns Chromium's cache off, and every
@@ -66,7 +67,8 @@ CHOOSE_MODE = """localStorage.setItem("mode", "{mode}"); localStorage.setItem("t
 #     every shift not caused by input, summed, with the nodes that moved.
 #   - axe-core: preload false, or axe fetches the stylesheets again itself (and resolves
 #     their @import against the page, asking for files that do not exist);
-#     label-content-name-mismatch is experimental in axe, so off unless asked for.
+#     label-content-name-mismatch is experimental in axe, so off unless asked for; the
+#     code's token colours are left to test_code_token_colours_are_legible_in_both_modes.
 _CHECK = """settleMs => {
   const describe = node => {
     const element = node && (node.nodeType === 1 ? node : node.parentElement);
@@ -90,7 +92,13 @@ _CHECK = """settleMs => {
     observer.disconnect();
     const root = document.documentElement;
     const theme = root.dataset.theme;
-    const widths = [root.scrollWidth, root.clientWidth];
+    const article = document.querySelector(".bd-article-container");
+    const widths = [root.scrollWidth, root.clientWidth,
+                    article ? article.scrollWidth - article.clientWidth : 0];
+    // The code's token spans are thousands a page, in a few colours on one background:
+    // tests/test_browser.py measures every colour of the highlighting style against it,
+    // in both modes, once. axe measures everything else, which takes half the time.
+    axe.configure({rules: [{id: "color-contrast", selector: "*:not(.highlight pre span)"}]});
     const started = performance.now();
     const results = await axe.run(document, {
       resultTypes: ["violations"],
@@ -144,6 +152,8 @@ class Visit:
         more, or went outside the site.
     scroll_width, client_width : int
         The document's width and the viewport's: wider means it scrolls sideways.
+    article_overflow : int
+        How far the article's own box scrolls sideways, in pixels (0 when it fits).
     shifts : list[Shift]
         Every layout shift of the page while it loaded, input-caused ones left out.
     load_s, inject_s, check_s : float
@@ -160,6 +170,7 @@ class Visit:
     failed_requests: list[str] = field(default_factory=list)
     scroll_width: int = 0
     client_width: int = 0
+    article_overflow: int = 0
     shifts: list[Shift] = field(default_factory=list)
     load_s: float = 0.0
     inject_s: float = 0.0
@@ -289,7 +300,7 @@ class _Tab:
         visit.check_s = time.perf_counter() - self.started
         visit.axe_s = found["axeMs"] / 1000
         visit.theme = found["theme"]
-        visit.scroll_width, visit.client_width = found["widths"]
+        visit.scroll_width, visit.client_width, visit.article_overflow = found["widths"]
         visit.shifts = [Shift(**shift) for shift in found["shifts"]]
         visit.axe = [v for v in found["violations"] if v["impact"] in SERIOUS]
         return visit

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
@@ -161,3 +163,71 @@ def test_search_puts_the_api_entry_in_the_top_three(page, base_url, site, name):
         if any(name in h.get_text() for h in soup.find_all(["h1", "h2", "h3"])):
             return
     pytest.fail(f"no page among the top three results for {name!r} has it as a heading: {top}")
+
+
+# Every token class the highlighting style colours, read from the site's own stylesheet.
+TOKEN_CLASS = re.compile(r'^html\[data-theme="(?:light|dark)"\] \.highlight \.([\w-]+) \{', re.M)
+
+# For each class: one token in a code block of a real page, its colour and the colour of
+# the first box behind it that paints a background, as the reader's browser renders them.
+_TOKEN_COLOURS = """classes => {
+  const block = document.createElement("div");
+  block.className = "highlight";
+  const pre = document.createElement("pre");
+  block.append(pre);
+  for (const name of classes) {
+    const span = document.createElement("span");
+    span.className = name;
+    span.textContent = "token ";
+    pre.append(span);
+  }
+  document.querySelector("main article").append(block);
+  const rgba = text => {
+    const [r, g, b, a = 1] = text.match(/[\\d.]+/g).map(Number);
+    return [r, g, b, a];
+  };
+  // The backgrounds from the token down to the first opaque one, laid over each other.
+  const behind = element => {
+    const layers = [];
+    for (let e = element; e; e = e.parentElement) {
+      const colour = rgba(getComputedStyle(e).backgroundColor);
+      if (colour[3] > 0) layers.push(colour);
+      if (colour[3] === 1) break;
+    }
+    let under = [255, 255, 255];  // the canvas
+    for (const [r, g, b, a] of layers.reverse()) {
+      under = [r, g, b].map((c, i) => a * c + (1 - a) * under[i]);
+    }
+    return under;
+  };
+  return [...pre.children].map(s => [s.className, rgba(getComputedStyle(s).color), behind(s)]);
+}"""
+
+
+def _contrast(first: list[float], second: list[float]) -> float:
+    """WCAG 2's contrast ratio of two sRGB colours (0 to 255 each)."""
+
+    def luminance(colour: list[float]) -> float:
+        linear = [c / 255 / 12.92 if c <= 10.31 else ((c / 255 + 0.055) / 1.055) ** 2.4
+                  for c in colour]  # fmt: skip
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_code_token_colours_are_legible_in_both_modes(page, base_url, site, scheme):
+    # The site walk's axe-core leaves the code's token spans out of its contrast rule;
+    # this measures every colour the style has, on the page's real code background,
+    # against WCAG's 4.5:1 for text of the code's small size.
+    classes = sorted(set(TOKEN_CLASS.findall((site / "_static" / "pygments.css").read_text())))
+    assert len(classes) > 40, "the highlighting style's token classes were not found"
+    page.emulate_media(color_scheme=scheme)
+    page.goto(f"{base_url}/gallery/basics/training.html")
+    assert page.get_attribute("html", "data-theme") == scheme
+    tokens = page.evaluate(_TOKEN_COLOURS, classes)
+    # A token's own colour is opaque in both styles; its alpha would need compositing too.
+    assert all(fg[3] == 1 for _, fg, _ in tokens), tokens
+    low = {n: round(_contrast(fg[:3], bg), 2) for n, fg, bg in tokens if _contrast(fg[:3], bg) < 4.5}
+    assert not low, f"token classes below 4.5:1 in {scheme} mode: {low}"

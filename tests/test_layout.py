@@ -102,27 +102,8 @@ def test_a_phone_keeps_the_download_links_at_the_end(page, base_url):
     assert page.locator(".sphx-glr-footer a[download][href$='.py']").first.is_visible()
 
 
-# -- Phones -------------------------------------------------------------------------
-
-
-_SIDEWAYS = """() => {
-  const article = document.querySelector('.bd-article-container');
-  return {
-    document: document.documentElement.scrollWidth,
-    article: article ? article.scrollWidth - article.clientWidth : 0,
-  };
-}"""
-
-
-def test_no_page_scrolls_sideways_on_a_phone(page, base_url, site):
-    page.set_viewport_size(PHONE)
-    wide = {}
-    for path in _pages(site):
-        page.goto(f"{base_url}/{path}")
-        widths = page.evaluate(_SIDEWAYS)
-        if widths["document"] > PHONE["width"] or widths["article"] > 0:
-            wide[path] = widths
-    assert wide == {}, f"pages wider than a phone (the article scrolls by 'article' px): {wide}"
+# Sideways scroll on a phone, of the page and of its article, is the site walk's
+# (tests/test_site_walk.py), which visits every page in both viewports.
 
 
 # -- Plots --------------------------------------------------------------------------

@@ -68,9 +68,10 @@ def test_every_request_succeeds(visits):
 
 def test_no_sideways_scroll(visits):
     found = {
-        v.page: f"{v.scroll_width}px wide in a {v.client_width}px viewport"
+        v.page: f"{v.scroll_width}px wide in a {v.client_width}px viewport, "
+        f"the article scrolls by {v.article_overflow}px"
         for v in visits.values()
-        if v.scroll_width > v.client_width
+        if v.scroll_width > v.client_width or v.article_overflow > 0
     }
     assert not found, f"pages that scroll sideways:\n{_report(found)}"
 

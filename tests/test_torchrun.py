@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from cheatsheet import torchrun
-from cheatsheet.torchrun import Launch, Result, TorchrunError, marked_launch, run, run_command
+from cheatsheet.torchrun import Launch, Result, TorchrunError, marked_launch, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -161,8 +161,9 @@ def test_a_rank_that_exits_or_crashes_fails_the_run(tmp_path, ending, says):
 def test_a_hung_rank_times_out_showing_its_stack_and_nothing_outlives_it(tmp_path, isolation):
     code = LEAVES_A_GRANDCHILD.replace("THEN", "if rank == 0:\n    wait_forever()")
     with pytest.raises(TorchrunError) as info:
-        # Longer than torchrun takes to start its ranks on a busy two-core machine.
-        run(_script(tmp_path, "hangs.py", code), 2, timeout_s=45, cwd=tmp_path)
+        # Several times what torchrun takes to start ranks that import no torch (about
+        # 3 s on a busy two-core machine): every second here is waited in full.
+        run(_script(tmp_path, "hangs.py", code), 2, timeout_s=25, cwd=tmp_path)
     message = str(info.value)
     assert "timed out" in message
     assert info.value.result.returncode == 124
@@ -320,43 +321,6 @@ def test_a_run_s_listeners_are_on_its_own_loopback_and_refuse_other_addresses(tm
         (tmp_path / "looked").write_text("")
         worker.join()
     assert isinstance(outcome[0], Result)
-
-
-# -- The reader's scripts ---------------------------------------------------------------------
-
-
-def _pages_with_scripts() -> list[Path]:
-    from snippets import gallery_blocks
-
-    pages = sorted(ROOT.glob("examples/*/*.py"))
-    return [p for p in pages if any(marked_launch(b.code) for b in gallery_blocks(p))]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("page", _pages_with_scripts(), ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_every_script_of_a_page_runs_from_a_reader_s_shell(page, tmp_path):
-    """Saved under its name and started with the command of its first line, from a shell
-    with nothing of this repository: no PYTHONPATH, another working directory."""
-    from snippets import gallery_blocks
-
-    shell_path = f"{Path(sys.executable).parent}:/usr/bin:/bin"
-    failed = []
-    for block in gallery_blocks(page):
-        launch = marked_launch(block.code)
-        if launch is None:
-            continue
-        assert "cheatsheet" not in block.code, f"{block.origin} imports the site's helpers"
-        folder = tmp_path / block.origin.rsplit(":", 1)[1]
-        folder.mkdir()
-        _script(folder, launch.script, block.code)
-        command = f"torchrun --nproc-per-node={launch.ranks} {launch.script}"
-        done = run_command(
-            ["sh", "-c", command], cwd=folder,
-            env={"PATH": shell_path, "HOME": str(folder), "LANG": "C.UTF-8"},
-        )  # fmt: skip
-        if done.returncode != 0:
-            failed.append(f"{block.origin}: `{command}` exited {done.returncode}:\n{done.output}")
-    assert not failed, "\n\n".join(failed)
 
 
 # -- Pieces that need no process ---------------------------------------------------------------

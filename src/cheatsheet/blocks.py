@@ -15,8 +15,8 @@ interpreter (a missing ``import torch`` still fails with NameError) and no state
 another block left, because every block forks from the same untouched server.
 ``fresh=True`` starts a real new interpreter for each block instead. A block whose
 first line is ``# torchrun --nproc-per-node=N name.py`` is a script for torchrun: it is
-saved as ``name.py`` and started with torchrun, as that line says
-(:mod:`cheatsheet.torchrun`).
+saved as ``name.py`` and started with that command from a shell that has nothing of this
+repository, as a reader starts it (:mod:`cheatsheet.torchrun`).
 """
 
 from __future__ import annotations
@@ -205,21 +205,22 @@ def run_alone(
 
 
 def _run_torchrun(block: Block, timeout: float) -> Outcome:
-    """Run a block marked ``# torchrun --nproc-per-node=N name.py`` as its first line says."""
+    """Run a block marked ``# torchrun --nproc-per-node=N name.py`` as its first line says.
+
+    From a reader's shell: the script saved under its name in a folder of its own, the
+    command typed there, and nothing of this repository in the environment (no
+    ``PYTHONPATH``, only this Python's ``bin`` folder and the system's on ``PATH``).
+    """
     from cheatsheet import torchrun
 
     launch = torchrun.marked_launch(block.code)
     assert launch is not None
     with tempfile.TemporaryDirectory(prefix="torchrun-block-") as folder:
-        script = Path(folder, launch.script)
-        script.write_text(block.code, encoding="utf-8")
-        try:
-            done = torchrun.run(
-                script, launch.ranks, timeout_s=timeout, cwd=folder,
-                env={**os.environ, "MPLBACKEND": "Agg"},
-            )  # fmt: skip
-        except torchrun.TorchrunError as err:
-            done = err.result
+        Path(folder, launch.script).write_text(block.code, encoding="utf-8")
+        command = f"torchrun --nproc-per-node={launch.ranks} {launch.script}"
+        shell = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin",
+                 "HOME": folder, "LANG": "C.UTF-8"}  # fmt: skip
+        done = torchrun.run_command(["sh", "-c", command], timeout_s=timeout, env=shell, cwd=folder)
     output = done.output + ("\ntimed out" if done.returncode == 124 else "")
     return Outcome(block, done.returncode == 0, output[-20000:], done.elapsed_s)
 
@@ -227,16 +228,19 @@ def _run_torchrun(block: Block, timeout: float) -> Outcome:
 def _run_all(
     blocks: list[Block], *, jobs: int | None, fresh: bool, timeout: float
 ) -> list[Outcome]:
-    from cheatsheet.torchrun import marked_launch
+    from cheatsheet import torchrun
 
     jobs = jobs or os.cpu_count() or 1
-    scripts = [b for b in blocks if marked_launch(b.code)]  # run as a reader runs them
+    scripts = [b for b in blocks if torchrun.marked_launch(b.code)]  # run as a reader runs them
     under_torchrun = {id(b) for b in scripts}
+    # A reader's torchrun listens on port 29500: two at once need a network each.
+    runs_at_once = jobs if torchrun._namespace() else 1
     with tempfile.TemporaryDirectory(prefix="blocks-") as folder:
         paths = [_write(b, folder, n) for n, b in enumerate(blocks)]
         pairs = [(b, p) for b, p in zip(blocks, paths, strict=True) if id(b) not in under_torchrun]
-        with ThreadPoolExecutor(jobs) as pool:
+        with ThreadPoolExecutor(runs_at_once) as pool:
             parts = [list(pool.map(lambda b: _run_torchrun(b, timeout), scripts))]
+        with ThreadPoolExecutor(jobs) as pool:
             if fresh:
                 parts.append(list(pool.map(lambda bp: _run_fresh(*bp, timeout), pairs)))
             else:
