@@ -59,8 +59,17 @@ def test_the_first_policy_that_claims_a_block_decides(monkeypatch):
 
 
 def test_a_marked_block_prints_each_rank_s_lines_from_a_real_torchrun(capsys):
+    from cheatsheet import records
+    from cheatsheet.blocks import script_digest
+
+    records.take()
     blockexec.run_torchrun_block(MARKED)
     assert capsys.readouterr().out.splitlines() == ["[rank0]: 0", "[rank1]: 1"]
+    # The page's record names the script and the reader's command that ran it.
+    [noted] = records.take()
+    assert noted["kind"] == "script"
+    assert noted["sha256"] == script_digest(MARKED)
+    assert noted["command"] == "torchrun --nproc-per-node=2 hello.py"
 
 
 def test_a_warning_a_rank_prints_fails_the_block():

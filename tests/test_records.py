@@ -139,3 +139,12 @@ def test_every_page_of_the_site_has_a_record_that_follows_the_schema(site):
         record = json.loads((site / "_records" / f"{page}.json").read_text(encoding="utf-8"))
         jsonschema.validate(record, schema)
         assert record["page"] == page
+
+
+def test_a_script_that_ran_is_named_in_the_record_and_follows_the_schema():
+    script = {"sha256": "a" * 64, "command": "torchrun --nproc-per-node=2 hello.py", "seconds": 3.2}
+    record = _record([{"kind": "script", **script}])
+    jsonschema.validate(json.loads(json.dumps(record)), records.schema())
+    assert record["scripts"] == [script]
+    assert record["measurements"] == []
+    assert "scripts" not in _record([])  # a page without scripts keeps the record it had

@@ -2,7 +2,10 @@
 
 A script for torchrun (first line ``# torchrun --nproc-per-node=N name.py``) is saved
 under its name and started with that command from a shell with nothing of this
-repository, as a reader starts it.
+repository, as a reader starts it. The build already runs each such script exactly so
+(``blockexec``, through ``cheatsheet.blocks.run_script``) and its page's record names it
+by digest: that run is the script's run alone, and this test checks that every script
+the site shows has one, rather than starting each again.
 """
 
 from __future__ import annotations
@@ -32,15 +35,41 @@ def blocks(site):
     return found
 
 
+def _is_script(block: Block) -> bool:
+    from cheatsheet.torchrun import marked_launch
+
+    return marked_launch(block.code) is not None
+
+
 @pytest.mark.site
 @pytest.mark.slow
 def test_every_code_block_of_the_site_runs_alone(blocks):
-    outcomes = run_alone(blocks)
+    plain = [b for b in blocks if not _is_script(b)]
+    outcomes = run_alone(plain)
     failed = [o for o in outcomes if not o.ok]
     assert not failed, (
-        f"{len(failed)} of {len(blocks)} code blocks fail when run alone in a fresh "
+        f"{len(failed)} of {len(plain)} code blocks fail when run alone in a fresh "
         f"interpreter; give each the imports and inputs it uses:\n{_failures(outcomes)}"
     )
+
+
+@pytest.mark.site
+def test_every_script_for_torchrun_ran_from_a_reader_s_shell_in_the_build(blocks, site):
+    import json
+
+    from cheatsheet.blocks import script_digest
+
+    scripts = [b for b in blocks if _is_script(b)]
+    assert len(scripts) > 20, "the distributed pages show their scripts for torchrun"
+    missing = []
+    for block in scripts:
+        # "gallery/pytorch2/dtensor.html block 3" -> the record of pytorch2/dtensor
+        page = block.origin.split(" block ")[0].removeprefix("gallery/").removesuffix(".html")
+        record = site / "_records" / f"{page}.json"
+        ran = json.loads(record.read_text())["scripts"] if record.exists() else []
+        if script_digest(block.code) not in {r["sha256"] for r in ran}:
+            missing.append(block.origin)
+    assert not missing, f"scripts the build did not run as shown, from a reader's shell: {missing}"
 
 
 @pytest.mark.site

@@ -8,19 +8,18 @@ no policy claims runs as sphinx-gallery runs it.
 
 - :func:`torchrun_policy`: a block whose first line is the command a reader runs,
   ``# torchrun --nproc-per-node=2 hello.py``, is saved as ``hello.py`` in a temporary
-  folder and started with torchrun for real (``cheatsheet.torchrun``). The page shows
-  each rank's lines, prefixed ``[rankN]:`` by torchrun (``--tee 3``). A failing rank
-  fails the page with its traceback, and a Python warning a rank prints fails it
-  too, as a warning of the page's own code does.
+  folder and that command runs there for real, from a shell with nothing of this
+  repository (``cheatsheet.blocks.run_script``). The page shows each rank's lines,
+  prefixed ``[rankN]:`` by torchrun (``--tee 3``). A failing rank fails the page with
+  its traceback, and a Python warning a rank prints fails it too, as a warning of the
+  page's own code does. The page's record notes each script that ran.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
@@ -49,7 +48,11 @@ def torchrun_policy(block: Any, script_vars: dict[str, Any]) -> str | None:
 
 
 def run_torchrun_block(code: str) -> None:
-    """Save ``code`` under the name its marker gives, run it with torchrun, print the ranks' lines.
+    """Run ``code`` as a reader does (its first line's command), print the ranks' lines.
+
+    The run is the reader's own (``cheatsheet.blocks.run_script``: the script in a folder
+    of its own, the command typed in a shell with nothing of this repository), and the
+    page's record notes it: the blocks test counts it as this script's run alone.
 
     Raises
     ------
@@ -58,15 +61,13 @@ def run_torchrun_block(code: str) -> None:
     RuntimeError
         If a rank printed a Python warning.
     """
-    from cheatsheet import torchrun
+    from cheatsheet import records
+    from cheatsheet.blocks import run_script, script_digest
+    from cheatsheet.torchrun import TorchrunError
 
-    launch = torchrun.marked_launch(code)
-    if launch is None:
-        raise ValueError("the block does not start with # torchrun --nproc-per-node=N name.py")
-    with tempfile.TemporaryDirectory(prefix="torchrun-block-") as folder:
-        script = Path(folder, launch.script)
-        script.write_text(code, encoding="utf-8")
-        result = torchrun.run(script, launch.ranks, cwd=folder)
+    result = run_script(code, rank_prefixes=True)
+    if result.returncode != 0:
+        raise TorchrunError(result)
     if not result.loopback_only:
         logger.info(
             "torchrun ran without a network namespace: it listened on every interface", once=True
@@ -77,6 +78,8 @@ def run_torchrun_block(code: str) -> None:
             "a rank printed a warning; avoid it or catch it in the script and print what "
             "the reader should see:\n" + "\n".join(warned)
         )
+    records.note("script", {"sha256": script_digest(code), "command": result.command[-1],
+                            "seconds": round(result.elapsed_s, 3)})  # fmt: skip
     print(result.by_rank())
 
 

@@ -21,6 +21,7 @@ repository, as a reader starts it (:mod:`cheatsheet.torchrun`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -33,8 +34,20 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["BLOCK_TIMEOUT_S", "Block", "Outcome", "gallery_blocks", "run_alone"]
+if TYPE_CHECKING:
+    from cheatsheet import torchrun
+
+__all__ = [
+    "BLOCK_TIMEOUT_S",
+    "Block",
+    "Outcome",
+    "gallery_blocks",
+    "run_alone",
+    "run_script",
+    "script_digest",
+]
 
 BLOCK_TIMEOUT_S = 300.0
 
@@ -204,23 +217,43 @@ def run_alone(
     return outcomes
 
 
-def _run_torchrun(block: Block, timeout: float) -> Outcome:
-    """Run a block marked ``# torchrun --nproc-per-node=N name.py`` as its first line says.
+def script_digest(code: str) -> str:
+    """Return the digest that names a script for torchrun in a page's record."""
+    return hashlib.sha256(code.strip().encode("utf-8")).hexdigest()
 
-    From a reader's shell: the script saved under its name in a folder of its own, the
-    command typed there, and nothing of this repository in the environment (no
-    ``PYTHONPATH``, only this Python's ``bin`` folder and the system's on ``PATH``).
+
+def run_script(
+    code: str, *, timeout_s: float = BLOCK_TIMEOUT_S, rank_prefixes: bool = False
+) -> torchrun.Result:
+    """Run a block marked ``# torchrun --nproc-per-node=N name.py`` as a reader does.
+
+    The block is saved under the name its first line gives, in a folder of its own, and
+    that line's command is typed there, in a shell with nothing of this repository in
+    its environment (no ``PYTHONPATH``; only this Python's ``bin`` folder and the
+    system's on ``PATH``). With ``rank_prefixes`` each rank's lines come back prefixed
+    ``[rankN]:`` (torchrun's ``--tee 3``, given as its environment variable ``PET_TEE``
+    so that the command stays the reader's).
+
+    Raises
+    ------
+    ValueError
+        If the first line is not such a command.
     """
     from cheatsheet import torchrun
 
-    launch = torchrun.marked_launch(block.code)
-    assert launch is not None
+    launch = torchrun.marked_launch(code)
+    if launch is None:
+        raise ValueError("a script for torchrun starts with # torchrun --nproc-per-node=N name.py")
     with tempfile.TemporaryDirectory(prefix="torchrun-block-") as folder:
-        Path(folder, launch.script).write_text(block.code, encoding="utf-8")
-        command = f"torchrun --nproc-per-node={launch.ranks} {launch.script}"
+        Path(folder, launch.script).write_text(code, encoding="utf-8")
         shell = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin",
-                 "HOME": folder, "LANG": "C.UTF-8"}  # fmt: skip
-        done = torchrun.run_command(["sh", "-c", command], timeout_s=timeout, env=shell, cwd=folder)
+                 "HOME": folder, "LANG": "C.UTF-8", **({"PET_TEE": "3"} if rank_prefixes else {})}  # fmt: skip
+        command = f"torchrun --nproc-per-node={launch.ranks} {launch.script}"
+        return torchrun.run_command(["sh", "-c", command], timeout_s=timeout_s, env=shell, cwd=folder)
+
+
+def _run_torchrun(block: Block, timeout: float) -> Outcome:
+    done = run_script(block.code, timeout_s=timeout)
     output = done.output + ("\ntimed out" if done.returncode == 124 else "")
     return Outcome(block, done.returncode == 0, output[-20000:], done.elapsed_s)
 

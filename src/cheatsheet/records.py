@@ -23,7 +23,11 @@ _notes: list[dict[str, Any]] = []
 
 
 def note(kind: str, data: dict[str, Any]) -> None:
-    """Keep one result (``kind`` is ``"comparison"`` or ``"measurement"``) for the record."""
+    """Keep one result for the record.
+
+    ``kind`` is ``"comparison"``, ``"measurement"`` or ``"script"`` (a script for torchrun
+    that ran as a reader runs it).
+    """
     _notes.append({"kind": kind, **data})
 
 
@@ -91,12 +95,14 @@ def page_record(
         The repository commit and the UTC date (ISO) of the run.
     """
     seen: dict[str, int] = {}
-    comparisons, measurements = [], []
+    comparisons, measurements, scripts = [], [], []
     for n in notes:
         data = {k: v for k, v in n.items() if k != "kind"}
         if n["kind"] == "comparison":
             labels = [m["label"] for m in data["measurements"]]
             comparisons.append({"key": comparison_key(labels, seen), **data})
+        elif n["kind"] == "script":
+            scripts.append(data)
         else:
             measurements.append(data)
     return {
@@ -109,6 +115,7 @@ def page_record(
         "date": date,
         "comparisons": comparisons,
         "measurements": measurements,
+        **({"scripts": scripts} if scripts else {}),
     }
 
 
