@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import sys
 import types
@@ -109,6 +110,61 @@ def _installed_torch_env(session: nox.Session, python: str) -> Path:
     return Path(python).parent
 
 
+# A machine that only needs the CPU can skip the CUDA wheel's 2.9 GB: PyTorch's own index
+# serves the same release built for the CPU (torch==X+cpu, without nvidia-* or triton).
+# Set this to that index (the workflow's CPU jobs do) to take torch from it; where it
+# cannot be reached, the session says so and installs the pinned CUDA wheel as usual.
+TORCH_INDEX = "CHEATSHEET_TORCH_INDEX"
+
+
+def _index_reachable(index: str, timeout_s: float = 10.0) -> bool:
+    """Whether ``index`` answers for torch (its simple-API page ``<index>/torch/``)."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(index.rstrip("/") + "/torch/", timeout=timeout_s) as answer:
+            return answer.status == 200
+    except (OSError, ValueError):
+        return False
+
+
+def _torch_from_index(index: str | None, reachable: Callable[[str], bool]) -> tuple[str, ...]:
+    """Return the install arguments that take the pinned torch from ``index``.
+
+    Empty when no index is asked for or it cannot be reached: torch then comes with the
+    other packages, from the default index.
+    """
+    if not index or not reachable(index):
+        return ()
+    # The pin has no local label, so 2.14.1+cpu satisfies constraints.txt's torch==2.14.1.
+    return ("--index-url", index, f"torch=={_pinned('torch')}")
+
+
+def _make_site_env(session: nox.Session, env: Path, bindir: Path) -> None:
+    """Make the shared environment from nothing: with uv where it is on PATH, else pip.
+
+    Both install the same pins (constraints.txt); uv resolves and installs in parallel
+    from its own cache. ``CHEATSHEET_INSTALLER=pip`` asks for pip where uv is present.
+    """
+    uv = shutil.which("uv")
+    if uv and os.environ.get("CHEATSHEET_INSTALLER", "uv") == "uv":
+        session.run_install(uv, "venv", "--clear", "--python", sys.executable, str(env),
+                            external=True)  # fmt: skip
+        install = (uv, "pip", "install", "--quiet", "--python", str(bindir / "python"))
+    else:
+        session.run_install(sys.executable, "-m", "venv", "--clear", str(env), external=True)
+        install = (str(bindir / "python"), "-m", "pip", "install", "--quiet")
+    index = os.environ.get(TORCH_INDEX)
+    torch = _torch_from_index(index, _index_reachable)
+    if index and not torch:
+        session.warn(f"{TORCH_INDEX}={index} cannot be reached: torch comes from the default "
+                     "index (the CUDA wheel)")  # fmt: skip
+    if torch:
+        session.run_install(*install, *torch, external=True)
+    session.run_install(*install, *CONSTRAINTS, "-e", str(ROOT), *_deps(*SITE_GROUPS),
+                        external=True)  # fmt: skip
+
+
 def _site_env(session: nox.Session, installed_torch: str | None = None) -> Callable[..., object]:
     """Create or update the shared environment; return ``run(program, *args)`` that runs in it.
 
@@ -120,12 +176,11 @@ def _site_env(session: nox.Session, installed_torch: str | None = None) -> Calla
         env = SITE_ENV
         bindir = env / ("Scripts" if sys.platform == "win32" else "bin")
         inputs = [ROOT / "constraints.txt", ROOT / "pyproject.toml"]
-        wanted = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()
+        asked = os.environ.get(TORCH_INDEX, "").encode()  # another index: another torch
+        wanted = hashlib.sha256(b"".join(p.read_bytes() for p in inputs) + asked).hexdigest()
         stamp = env / "installed-from"
         if not (stamp.exists() and stamp.read_text() == wanted):
-            session.run_install(sys.executable, "-m", "venv", "--clear", str(env), external=True)
-            session.run_install(bindir / "python", "-m", "pip", "install", "--quiet",
-                                *CONSTRAINTS, "-e", str(ROOT), *_deps(*SITE_GROUPS), external=True)  # fmt: skip
+            _make_site_env(session, env, bindir)
             stamp.write_text(wanted)
 
     def run(program: str, *args: str, **kwargs: object) -> object:

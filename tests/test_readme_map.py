@@ -27,3 +27,26 @@ def test_every_top_level_folder_is_on_the_map():
     folders = [p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))]
     missing = [f for f in folders if f"{f}/" not in shown]
     assert missing == [], f"README's map leaves out {missing}"
+
+
+def test_every_environment_variable_the_code_reads_is_listed_in_contributing():
+    import re
+
+    listed = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    listed = listed[listed.index("## Environment variables") :]
+    sources = [
+        *(ROOT / "src").rglob("*.py"), *(ROOT / "docs" / "_ext").glob("*.py"),
+        *(ROOT / "tests").glob("*.py"), *(ROOT / "benchmarks").glob("*.py"),
+        ROOT / "conf.py", ROOT / "noxfile.py",
+    ]  # fmt: skip
+    # A variable is read where its name stands in a string: environ.get("..."), a constant.
+    read = {
+        name
+        for path in sources
+        for name in re.findall(r"[\"'](CHEATSHEET_[A-Z_]+)[\"']", path.read_text("utf-8"))
+    }
+    # Markers the helpers print for their own parent process, and the tests' own plant.
+    read -= {"CHEATSHEET_FIRST_CALL_S", "CHEATSHEET_PLANTED"}
+    assert len(read) >= 8
+    missing = sorted(name for name in read if f"`{name}`" not in listed)
+    assert missing == [], f"CONTRIBUTING's environment variables leave out {missing}"
