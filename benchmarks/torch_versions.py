@@ -50,6 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ROOT / "docs" / "probes.toml"
 
+from cheatsheet import torchrun
 from cheatsheet.blocks import Block, run_alone
 from cheatsheet.entries import (
     FAILS,
@@ -146,16 +147,22 @@ def run_probe_once(code: str, ranks: int, timeout_s: float = PROBE_TIMEOUT_S) ->
     with tempfile.TemporaryDirectory(prefix="probe-") as folder:
         script = Path(folder, "probe.py")
         script.write_text(code, encoding="utf-8")
-        command = [sys.executable, str(script)]
+        env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
         if ranks:
             command = [
                 sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={ranks}",
                 "--rdzv-backend=c10d", f"--rdzv-endpoint=127.0.0.1:{_free_port()}",
                 "--max-restarts=0", str(script),
             ]  # fmt: skip
-        env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
-        # A session of its own, killed whole on a timeout: torchrun's ranks would
-        # otherwise outlive their agent and hold the cores through every later run.
+            # Under cheatsheet.torchrun's supervisor, which kills whatever the run leaves
+            # on a timeout: torchrun starts each rank in a session of its own, so
+            # killing the agent's session left hung ranks holding the output pipe, and
+            # the version run waited on them for good.
+            done = torchrun.run_command(command, timeout_s=timeout_s, env=env, cwd=folder)
+            timed_out = f"\ntimed out after {timeout_s:.0f} s" if done.returncode == 124 else ""
+            return done.returncode == 0, (done.output + timed_out)[-20000:]
+        command = [sys.executable, str(script)]
+        # A session of its own, killed whole on a timeout.
         process = subprocess.Popen(
             command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True, stdin=subprocess.DEVNULL, start_new_session=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -543,3 +544,26 @@ def test_an_entry_needing_a_newer_torch_than_the_builds_does_not_run_and_says_wh
     # Under the newest release the records cover, every block runs as written.
     monkeypatch.setattr("torch.__version__", "2.6.0")
     assert since_ext.older_torch_policy(app)(block, {"src_file": str(page)}) is None
+
+
+@pytest.mark.slow
+def test_a_probe_whose_ranks_hang_in_sessions_of_their_own_times_out_leaving_nothing():
+    import os
+
+    import torch_versions
+
+    from cheatsheet import torchrun
+
+    before = set(torchrun._below(os.getpid()))
+    # torchrun starts each rank in a session of its own (os.setsid() fails there):
+    # killing the agent's session does not reach them.
+    hangs = (
+        "import os, time\nassert os.getsid(0) == os.getpid()\n"
+        "print('rank started', flush=True)\ntime.sleep(300)\n"
+    )
+    started = time.monotonic()
+    ok, output = torch_versions.run_probe_once(hangs, 2, timeout_s=20)
+    assert not ok
+    assert "timed out after 20 s" in output
+    assert time.monotonic() - started < 90, "the version run waited on the hung ranks"
+    assert set(torchrun._below(os.getpid())) <= before, "a rank outlived the probe"
