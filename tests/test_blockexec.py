@@ -77,3 +77,31 @@ def test_a_warning_a_rank_prints_fails_the_block():
     with pytest.raises(RuntimeError, match=r"a rank printed a warning") as info:
         blockexec.run_torchrun_block(warns)
     assert "UserWarning: planted" in str(info.value)
+
+
+def test_a_script_that_aborts_as_python_shuts_down_gets_one_more_run(tmp_path, capsys):
+    # The first run prints its lines and then aborts as a rank did while gloo's threads
+    # still ran at exit; the second run is the one the page shows.
+    runs = tmp_path / "runs"
+    aborts = (
+        "# torchrun --nproc-per-node=1 aborts.py\nimport os, sys\nfrom pathlib import Path\n"
+        f"runs = Path({str(runs)!r})\nruns.write_text(runs.read_text() + 'x' if runs.exists() else 'x')\n"
+        "print('finished', len(runs.read_text()))\nif runs.read_text() == 'x':\n"
+        "    print('terminate called without an active exception', file=sys.stderr, flush=True)\n"
+        "    os.abort()\n"
+    )
+    blockexec.run_torchrun_block(aborts)
+    assert capsys.readouterr().out.splitlines() == ["[rank0]: finished 2"]
+    assert runs.read_text() == "xx"
+
+
+def test_a_script_that_fails_otherwise_fails_at_once(tmp_path):
+    runs = tmp_path / "runs"
+    fails = (
+        "# torchrun --nproc-per-node=1 fails.py\nfrom pathlib import Path\n"
+        f"runs = Path({str(runs)!r})\nruns.write_text(runs.read_text() + 'x' if runs.exists() else 'x')\n"
+        "raise ValueError('a real bug')\n"
+    )
+    with pytest.raises(Exception, match="a real bug"):
+        blockexec.run_torchrun_block(fails)
+    assert runs.read_text() == "x"

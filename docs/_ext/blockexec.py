@@ -62,10 +62,14 @@ def run_torchrun_block(code: str) -> None:
         If a rank printed a Python warning.
     """
     from cheatsheet import records
-    from cheatsheet.blocks import run_script, script_digest
+    from cheatsheet.blocks import run_script, script_digest, transient
     from cheatsheet.torchrun import TorchrunError
 
     result = run_script(code, rank_prefixes=True)
+    if result.returncode != 0 and transient(result.output):
+        logger.info("a run of %s failed in a way worth one more run; running it again",
+                    result.command[-1])  # fmt: skip
+        result = run_script(code, rank_prefixes=True)
     if result.returncode != 0:
         raise TorchrunError(result)
     if not result.loopback_only:

@@ -47,6 +47,7 @@ __all__ = [
     "run_alone",
     "run_script",
     "script_digest",
+    "transient",
 ]
 
 BLOCK_TIMEOUT_S = 300.0
@@ -196,9 +197,20 @@ def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
 
 
 # A block that starts gloo processes can lose a connection when the machine is busy
-# (a peer slow to answer looks like one that crashed). Such a failure gets one more
-# run, alone; a block that fails for any other reason, or twice, fails.
-_TRANSIENT = re.compile(r"Gloo connectFullMesh failed|Connection (?:closed|reset) by peer")
+# (a peer slow to answer looks like one that crashed), and a rank that finished its
+# script can abort while Python shuts down, gloo's threads still running (about one
+# run in a hundred of a DDP comm-hook script: C++'s "terminate called without an active
+# exception", then faulthandler's report with no Python frame left). Such a failure gets
+# one more run, alone; a block that fails for any other reason, or twice, fails.
+_TRANSIENT = re.compile(
+    r"Gloo connectFullMesh failed|Connection (?:closed|reset) by peer"
+    r"|terminate called without an active exception"
+)
+
+
+def transient(output: str) -> bool:
+    """Whether a failed run's ``output`` shows a failure worth one more run (see above)."""
+    return _TRANSIENT.search(output) is not None
 
 
 def run_alone(
@@ -210,7 +222,7 @@ def run_alone(
 ) -> list[Outcome]:
     """Run every block in a process of its own; ``jobs`` processes at a time."""
     outcomes = _run_all(list(blocks), jobs=jobs, fresh=fresh, timeout=timeout)
-    again = [o.block for o in outcomes if not o.ok and _TRANSIENT.search(o.output)]
+    again = [o.block for o in outcomes if not o.ok and transient(o.output)]
     if again:
         second = {id(o.block): o for o in _run_all(again, jobs=1, fresh=fresh, timeout=timeout)}
         outcomes = [second.get(id(o.block), o) for o in outcomes]
