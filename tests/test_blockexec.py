@@ -52,6 +52,12 @@ def test_a_marked_block_runs_a_call_to_torchrun_and_other_blocks_run_as_they_are
     assert _executed(text) is text
 
 
+def test_a_marked_block_runs_the_script_the_page_shows_without_its_hidden_lines():
+    hidden = "# sphinx_gallery_start_ignore\n# a note for maintainers\n# sphinx_gallery_end_ignore\n"
+    marked = _executed(Block("code", MARKED + "\n" + hidden, 12))
+    assert marked.content == f"__import__('blockexec').run_torchrun_block({MARKED + chr(10)!r})\n"
+
+
 def test_the_first_policy_that_claims_a_block_decides(monkeypatch):
     never, first, second = (lambda b, v: None), (lambda b, v: "first\n"), (lambda b, v: "2\n")
     monkeypatch.setattr(blockexec, "POLICIES", [never, first, second])

@@ -600,53 +600,61 @@ def test_a_change_to_the_helper_package_runs_every_page_again(project, passing_b
     assert _examples_run(result) == len(PAGES)
 
 
-def test_a_page_that_warns_fails_the_build_naming_page_and_warning(
-    project, passing_build, mini_site
-):
-    with _extra_page(project, "warns", WARNS):
+@contextlib.contextmanager
+def _extra_pages(root: Path, pages: dict[str, str]) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        for name, text in pages.items():
+            stack.enter_context(_extra_page(root, name, text))
+        yield
+
+
+@pytest.fixture(scope="module")
+def failing_pages_build(project, passing_build, mini_site) -> str:
+    """One build with three broken pages: each fails it, and each is named with its error."""
+    broken = {"warns": WARNS, "fails": FAILS, "fails_on_a_rank": FAILS_ON_A_RANK}
+    with _extra_pages(project, broken):
         result = mini_site.build(project)
     assert result.returncode != 0
-    output = result.stdout + result.stderr
-    assert "warns.py" in output
-    assert "UserWarning: planted warning" in output
+    return result.stdout + result.stderr
 
 
-def test_a_page_that_catches_its_warning_shows_it_and_builds(project, passing_build, mini_site):
-    with _extra_page(project, "shows_warning", SHOWS_WARNING):
+@pytest.fixture(scope="module")
+def extra_pages_build(project, passing_build, mini_site):
+    """One build with two more pages that work; their outputs and the torchrun page's code."""
+    extra = {"shows_warning": SHOWS_WARNING, "runs_torchrun": RUNS_TORCHRUN}
+    with _extra_pages(project, extra):
         result = mini_site.build(project)
-        output = _output(project, "shows_warning")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "UserWarning: planted warning" in output
-
-
-def test_a_failing_page_fails_the_build_with_its_traceback(project, passing_build, mini_site):
-    with _extra_page(project, "fails", FAILS):
-        result = mini_site.build(project)
-    assert result.returncode != 0
-    output = result.stdout + result.stderr
-    assert "ZeroDivisionError" in output
-    assert "fails.py" in output
-
-
-def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(
-    project, passing_build, mini_site
-):
-    with _extra_page(project, "runs_torchrun", RUNS_TORCHRUN):
-        result = mini_site.build(project)
-        output = _output(project, "runs_torchrun")
+        outputs = {name: _output(project, name) for name in extra}
         html = project / "_build" / "html" / "gallery" / "basics" / "runs_torchrun.html"
         shown = BeautifulSoup(html.read_text(), "html.parser").select_one("div.highlight pre")
+    return result, outputs, shown.get_text()
+
+
+def test_a_page_that_warns_fails_the_build_naming_page_and_warning(failing_pages_build):
+    assert "warns.py" in failing_pages_build
+    assert "UserWarning: planted warning" in failing_pages_build
+
+
+def test_a_page_that_catches_its_warning_shows_it_and_builds(extra_pages_build):
+    result, outputs, _ = extra_pages_build
     assert result.returncode == 0, result.stdout + result.stderr
-    assert output.splitlines() == ["[rank0]: rank 0 of 2", "[rank1]: rank 1 of 2"]
+    assert "UserWarning: planted warning" in outputs["shows_warning"]
+
+
+def test_a_failing_page_fails_the_build_with_its_traceback(failing_pages_build):
+    assert "ZeroDivisionError" in failing_pages_build
+    assert "fails.py" in failing_pages_build
+
+
+def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(extra_pages_build):
+    result, outputs, shown = extra_pages_build
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert outputs["runs_torchrun"].splitlines() == ["[rank0]: rank 0 of 2", "[rank1]: rank 1 of 2"]
     # The page shows the reader's script, its command first.
-    assert shown.get_text().startswith("# torchrun --nproc-per-node=2 hello.py\n")
+    assert shown.startswith("# torchrun --nproc-per-node=2 hello.py\n")
 
 
-def test_a_failing_rank_fails_the_build_with_its_traceback(project, passing_build, mini_site):
-    with _extra_page(project, "fails_on_a_rank", FAILS_ON_A_RANK):
-        result = mini_site.build(project)
-    assert result.returncode != 0
-    output = result.stdout + result.stderr
-    assert "fails_on_a_rank.py" in output
-    assert "[rank1]: Traceback (most recent call last):" in output
-    assert "[rank1]: ValueError: planted failure on rank one" in output
+def test_a_failing_rank_fails_the_build_with_its_traceback(failing_pages_build):
+    assert "fails_on_a_rank.py" in failing_pages_build
+    assert "[rank1]: Traceback (most recent call last):" in failing_pages_build
+    assert "[rank1]: ValueError: planted failure on rank one" in failing_pages_build

@@ -39,12 +39,17 @@ _RANK_WARNING = re.compile(r"^\[rank\d+\]: \S.*:\d+: \w*Warning: .*$", re.MULTIL
 
 def torchrun_policy(block: Any, script_vars: dict[str, Any]) -> str | None:
     """Run a block marked ``# torchrun --nproc-per-node=N name.py`` under torchrun."""
+    from sphinx_gallery.py_source_parser import remove_config_comments, remove_ignore_blocks
+
     from cheatsheet.torchrun import marked_launch
 
     if marked_launch(block.content) is None:
         return None
+    # The script the page shows, which is what the reader saves: without the lines
+    # between sphinx_gallery_start_ignore and _end_ignore, hidden from the page.
+    shown = remove_config_comments(remove_ignore_blocks(block.content))
     # An expression that binds no name: the page's namespace stays as the reader's.
-    return f"__import__('blockexec').run_torchrun_block({block.content!r})\n"
+    return f"__import__('blockexec').run_torchrun_block({shown!r})\n"
 
 
 def run_torchrun_block(code: str) -> None:

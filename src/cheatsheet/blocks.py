@@ -73,14 +73,14 @@ class Outcome:
 
 def gallery_blocks(path: str | os.PathLike[str]) -> list[Block]:
     """Return the code blocks of an example script, as sphinx-gallery splits and shows them."""
-    from sphinx_gallery.py_source_parser import remove_config_comments
+    from sphinx_gallery.py_source_parser import remove_config_comments, remove_ignore_blocks
 
     from cheatsheet.entries import page_entries
 
     found = []
     for entry in page_entries(path):
         for block in entry.blocks:
-            code = remove_config_comments(block.code).strip()
+            code = remove_config_comments(remove_ignore_blocks(block.code)).strip()
             if code:
                 line = block.origin.rsplit(":", 1)[1]
                 found.append(Block(f"{Path(path).as_posix()}:{line}", code + "\n"))
