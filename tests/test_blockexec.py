@@ -53,7 +53,9 @@ def test_a_marked_block_runs_a_call_to_torchrun_and_other_blocks_run_as_they_are
 
 
 def test_a_marked_block_runs_the_script_the_page_shows_without_its_hidden_lines():
-    hidden = "# sphinx_gallery_start_ignore\n# a note for maintainers\n# sphinx_gallery_end_ignore\n"
+    hidden = (
+        "# sphinx_gallery_start_ignore\n# a note for maintainers\n# sphinx_gallery_end_ignore\n"
+    )
     marked = _executed(Block("code", MARKED + "\n" + hidden, 12))
     assert marked.content == f"__import__('blockexec').run_torchrun_block({MARKED + chr(10)!r})\n"
 

@@ -166,7 +166,9 @@ def test_search_puts_the_api_entry_in_the_top_three(page, base_url, site, name):
 
 
 # Every token class the highlighting style colours, read from the site's own stylesheet.
-TOKEN_CLASS = re.compile(r'^html\[data-theme="(?:light|dark)"\] \.highlight \.([\w-]+) \{', re.M)
+TOKEN_CLASS = re.compile(
+    r'^html\[data-theme="(?:light|dark)"\] \.highlight \.([\w-]+) \{', re.MULTILINE
+)
 
 # For each class: one token in a code block of a real page, its colour and the colour of
 # the first box behind it that paints a background, as the reader's browser renders them.
@@ -229,5 +231,7 @@ def test_code_token_colours_are_legible_in_both_modes(page, base_url, site, sche
     tokens = page.evaluate(_TOKEN_COLOURS, classes)
     # A token's own colour is opaque in both styles; its alpha would need compositing too.
     assert all(fg[3] == 1 for _, fg, _ in tokens), tokens
-    low = {n: round(_contrast(fg[:3], bg), 2) for n, fg, bg in tokens if _contrast(fg[:3], bg) < 4.5}
+    low = {
+        n: round(_contrast(fg[:3], bg), 2) for n, fg, bg in tokens if _contrast(fg[:3], bg) < 4.5
+    }
     assert not low, f"token classes below 4.5:1 in {scheme} mode: {low}"

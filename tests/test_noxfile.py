@@ -6,9 +6,8 @@ import functools
 import http.server
 import threading
 
-import pytest
-
 import noxfile
+import pytest
 
 
 def test_without_an_index_torch_comes_with_the_other_packages():
@@ -27,7 +26,9 @@ def test_a_reachable_index_gives_the_pinned_release_from_it():
 
 
 def test_an_index_that_cannot_be_reached_falls_back_to_the_default():
-    assert noxfile._torch_from_index("https://download.pytorch.org/whl/cpu", lambda url: False) == ()
+    assert (
+        noxfile._torch_from_index("https://download.pytorch.org/whl/cpu", lambda url: False) == ()
+    )
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -261,7 +261,9 @@ def run_script(
         shell = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin",
                  "HOME": folder, "LANG": "C.UTF-8", **({"PET_TEE": "3"} if rank_prefixes else {})}  # fmt: skip
         command = f"torchrun --nproc-per-node={launch.ranks} {launch.script}"
-        return torchrun.run_command(["sh", "-c", command], timeout_s=timeout_s, env=shell, cwd=folder)
+        return torchrun.run_command(
+            ["sh", "-c", command], timeout_s=timeout_s, env=shell, cwd=folder
+        )
 
 
 def _run_torchrun(block: Block, timeout: float) -> Outcome:
