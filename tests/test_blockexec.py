@@ -80,11 +80,21 @@ def test_a_marked_block_prints_each_rank_s_lines_from_a_real_torchrun(capsys):
     assert noted["command"] == "torchrun --nproc-per-node=2 hello.py"
 
 
+WARNS = "# torchrun --nproc-per-node=2 warns.py\nimport warnings\nwarnings.warn('planted')\n"
+
+
 def test_a_warning_a_rank_prints_fails_the_block():
-    warns = "# torchrun --nproc-per-node=2 warns.py\nimport warnings\nwarnings.warn('planted')\n"
     with pytest.raises(RuntimeError, match=r"a rank printed a warning") as info:
-        blockexec.run_torchrun_block(warns)
+        blockexec.run_torchrun_block(WARNS)
     assert "UserWarning: planted" in str(info.value)
+
+
+def test_under_an_older_torch_a_rank_s_warning_is_shown_not_an_error(monkeypatch, capsys):
+    import pagestate
+
+    monkeypatch.setattr(pagestate, "warnings_fail_pages", False)
+    blockexec.run_torchrun_block(WARNS)
+    assert "UserWarning: planted" in capsys.readouterr().out
 
 
 def test_a_script_that_aborts_as_python_shuts_down_gets_one_more_run(tmp_path, capsys):

@@ -546,6 +546,25 @@ def test_an_entry_needing_a_newer_torch_than_the_builds_does_not_run_and_says_wh
     assert since_ext.older_torch_policy(app)(block, {"src_file": str(page)}) is None
 
 
+def test_under_an_older_torch_the_pages_warnings_are_printed_not_errors(monkeypatch):
+    import types
+
+    import blockexec
+    import pagestate
+    import since as since_ext
+
+    monkeypatch.setattr(pagestate, "warnings_fail_pages", True)
+    monkeypatch.setattr(blockexec, "POLICIES", list(blockexec.POLICIES))
+    config = types.SimpleNamespace(since_releases=("2.4.1", "2.14.1"), html_baseurl="https://x/")
+    app = types.SimpleNamespace(config=config, confdir=".")
+    monkeypatch.setattr("torch.__version__", "2.14.1+cu130")
+    since_ext._add_policy(app)
+    assert pagestate.warnings_fail_pages  # the site's own torch: a warning fails the build
+    monkeypatch.setattr("torch.__version__", "2.13.0+cpu")
+    since_ext._add_policy(app)
+    assert not pagestate.warnings_fail_pages
+
+
 @pytest.mark.slow
 def test_a_probe_whose_ranks_hang_in_sessions_of_their_own_times_out_leaving_nothing():
     import os

@@ -144,7 +144,9 @@ print("loaded on", state["weight"].device, state["weight"])
 # Linux, for ``multiprocessing`` and ``DataLoader`` workers) and the copy used CUDA.
 # The block runs a script in its own Python, as you would run ``python script.py``:
 # even where the parent's CUDA start fails for want of a GPU, it has marked CUDA as
-# started, and the child gets the same error as on a GPU machine.
+# started, and the child gets the same error as on a GPU machine. (A torch built
+# without CUDA, such as the CPU wheels, raises ``AssertionError`` at the first CUDA call
+# instead, in parent and child alike.)
 import subprocess
 import sys
 import tempfile
@@ -166,13 +168,13 @@ script = textwrap.dedent(
         try:
             torch.ones(1, device="cuda")  # the parent starts CUDA
             print("parent: CUDA started")
-        except RuntimeError as err:
+        except (RuntimeError, AssertionError) as err:
             print(f"parent: {type(err).__name__}: {err}")
         if "fork" in mp.get_all_start_methods():
             with mp.get_context("fork").Pool(1) as pool:
                 try:
                     print("child:", pool.apply(ones_on_gpu, (3,)))
-                except RuntimeError as err:
+                except (RuntimeError, AssertionError) as err:
                     print(f"child: {type(err).__name__}: {err}")
         else:
             print("no fork on this system: its processes start by spawn already")
@@ -206,7 +208,7 @@ script = textwrap.dedent(
     def ones_on_gpu(n):
         try:
             return torch.ones(n, device="cuda").sum().item()
-        except RuntimeError as err:
+        except (RuntimeError, AssertionError) as err:
             return f"{type(err).__name__}: {err}"
 
 
@@ -214,7 +216,7 @@ script = textwrap.dedent(
         try:
             torch.ones(1, device="cuda")
             print("parent: CUDA started")
-        except RuntimeError as err:
+        except (RuntimeError, AssertionError) as err:
             print(f"parent: {type(err).__name__}: {err}")
         with mp.get_context("spawn").Pool(1) as pool:
             print("child:", pool.apply(ones_on_gpu, (3,)))
