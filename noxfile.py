@@ -535,7 +535,8 @@ def torch_version(session: nox.Session) -> None:
     if not oldest:
         session.error(f"no records of torch {_oldest_torch()} in results/: run nox -s oldest-torch")
     minor = ".".join(version.split(".")[:2])
-    _under_torch(session, minor, f"torch=={version}", "--retry-from", str(oldest[-1]), *pages)
+    # Every machine's records of the oldest release: pages may have been measured on several.
+    _under_torch(session, minor, f"torch=={version}", *pages, "--retry-from", *map(str, oldest))
 
 
 @nox.session(venv_backend="none")

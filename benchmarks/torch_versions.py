@@ -20,9 +20,9 @@ Under the oldest torch ``pyproject.toml`` allows (``nox -s oldest-torch``) every
 runs. Under a later release (``nox -s torch-version -- 2.8.0``) every probe runs, and the
 code of the entries that did not all work under the oldest. ::
 
-    python benchmarks/torch_versions.py results [--retry-from FOLDER] [PAGE ...]
+    python benchmarks/torch_versions.py results [PAGE ...] [--retry-from FOLDER ...]
 
-``--retry-from`` names the oldest run's folder; pages name ``examples/<folder>/<page>.py``
+``--retry-from`` names the oldest release's folders (one per machine); pages name ``examples/<folder>/<page>.py``
 files to run again, the others keep their records. docs/_ext/since.py reads the records.
 """
 
@@ -242,10 +242,14 @@ def entry_works(row: dict) -> bool:
     return all(p == WORKS for p in parts)
 
 
-def not_working(folder: Path) -> set[tuple[str, str]]:
-    """Return the (page, entry) pairs of a run whose record shows anything but "works"."""
+def not_working(*folders: Path) -> set[tuple[str, str]]:
+    """Return the (page, entry) pairs whose record shows anything but "works".
+
+    The oldest release's records may come from several machines (one folder each), a
+    page's latest run in one of them.
+    """
     found = set()
-    for path in sorted(folder.glob("*/*.json")):
+    for path in sorted(p for folder in folders for p in folder.glob("*/*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
         for row in record.get("entries", []):
             if not entry_works(row):
@@ -312,7 +316,7 @@ def _packages() -> dict[str, str]:
     return found
 
 
-def main(out: Path, only: list[str], retry_from: Path | None) -> int:
+def main(out: Path, only: list[str], retry_from: list[Path] | None) -> int:
     import torch
 
     from cheatsheet import environment, records
@@ -331,7 +335,7 @@ def main(out: Path, only: list[str], retry_from: Path | None) -> int:
     pages = sorted(ROOT.glob("examples/*/*.py"))
     if only:  # rerun some pages; the others keep their records
         pages = [p for p in pages if p.relative_to(ROOT).as_posix() in only]
-    wanted = not_working(retry_from) if retry_from is not None else None
+    wanted = not_working(*retry_from) if retry_from else None
     plans = {}
     for path in pages:
         page = f"{path.parent.name}/{path.stem}"
@@ -378,6 +382,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", type=Path)
     parser.add_argument("pages", nargs="*")
-    parser.add_argument("--retry-from", type=Path, default=None)
+    parser.add_argument("--retry-from", type=Path, nargs="+", default=None)
     args = parser.parse_intermixed_args()
     sys.exit(main(args.results, args.pages, args.retry_from))

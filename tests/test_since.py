@@ -586,3 +586,19 @@ def test_a_probe_whose_ranks_hang_in_sessions_of_their_own_times_out_leaving_not
     assert "timed out after 20 s" in output
     assert time.monotonic() - started < 90, "the version run waited on the hung ranks"
     assert set(torchrun._below(os.getpid())) <= before, "a rank outlived the probe"
+
+
+def test_the_entries_to_run_again_come_from_every_machine_s_records_of_the_oldest(tmp_path):
+    import torch_versions
+
+    def record(folder, page, **works):
+        rows = [{"entry": e, "probe": None, "blocks": [{"status": WORKS if ok else FAILS}]}
+                for e, ok in works.items()]  # fmt: skip
+        path = tmp_path / folder / page.split("/")[0] / f"{page.split('/')[1]}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"page": page, "entries": rows}))
+        return tmp_path / folder
+
+    amd = record("amd-torch-2.4.1", "basics/a", one=True, two=False)
+    intel = record("intel-torch-2.4.1", "errors/b", three=False, four=True)
+    assert torch_versions.not_working(amd, intel) == {("basics/a", "two"), ("errors/b", "three")}
