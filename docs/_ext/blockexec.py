@@ -89,7 +89,8 @@ def run_torchrun_block(code: str) -> None:
             "a rank printed a warning; avoid it or catch it in the script and print what "
             "the reader should see:\n" + "\n".join(warned)
         )
-    records.note("script", {"sha256": script_digest(code), "command": result.command[-1],
+    command = f"torchrun {' '.join(result.command[-2:])}"  # as the reader typed it
+    records.note("script", {"sha256": script_digest(code), "command": command,
                             "seconds": round(result.elapsed_s, 3)})  # fmt: skip
     print(result.by_rank())
 

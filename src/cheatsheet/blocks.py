@@ -243,8 +243,8 @@ def run_script(
     that line's command is typed there, in a shell with nothing of this repository in
     its environment (no ``PYTHONPATH``; only this Python's ``bin`` folder and the
     system's on ``PATH``). With ``rank_prefixes`` each rank's lines come back prefixed
-    ``[rankN]:`` (torchrun's ``--tee 3``, given as its environment variable ``PET_TEE``
-    so that the command stays the reader's).
+    ``[rankN]:`` (:func:`cheatsheet.torchrun.run`). A failed run is returned too: its
+    ``returncode`` says so.
 
     Raises
     ------
@@ -259,11 +259,12 @@ def run_script(
     with tempfile.TemporaryDirectory(prefix="torchrun-block-") as folder:
         Path(folder, launch.script).write_text(code, encoding="utf-8")
         shell = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin",
-                 "HOME": folder, "LANG": "C.UTF-8", **({"PET_TEE": "3"} if rank_prefixes else {})}  # fmt: skip
-        command = f"torchrun --nproc-per-node={launch.ranks} {launch.script}"
-        return torchrun.run_command(
-            ["sh", "-c", command], timeout_s=timeout_s, env=shell, cwd=folder
-        )
+                 "HOME": folder, "LANG": "C.UTF-8"}  # fmt: skip
+        try:
+            return torchrun.run(launch.script, launch.ranks, timeout_s=timeout_s, env=shell,
+                                cwd=folder, rank_prefixes=rank_prefixes)  # fmt: skip
+        except torchrun.TorchrunError as failed:
+            return failed.result
 
 
 def _run_torchrun(block: Block, timeout: float) -> Outcome:

@@ -1,9 +1,9 @@
 """Run a script under ``torchrun`` on this machine, as a reader does, for the build and the tests.
 
 A code block whose first line is ``# torchrun --nproc-per-node=N script.py`` is such a
-script (:func:`marked_launch`). :func:`run` starts ``torchrun --nproc-per-node=N --tee 3``
-on it for real and returns what torchrun printed, each rank's lines prefixed
-``[rankN]:``. torchrun starts, watches and stops the ranks; this module adds only:
+script (:func:`marked_launch`). :func:`run` types that command for real and returns
+what torchrun printed, each rank's lines prefixed ``[rankN]:``. torchrun starts,
+watches and stops the ranks; this module adds only:
 
 - a network namespace with nothing but loopback, where Linux allows one: torchrun's
   stores listen on every interface, whatever address they are given (torch 2.14.1);
@@ -146,21 +146,23 @@ def run(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
+    rank_prefixes: bool = True,
 ) -> Result:
-    """Run ``torchrun --nproc-per-node=<ranks> --tee 3 <script>`` and return what it printed.
+    """Run ``torchrun --nproc-per-node=<ranks> <script>``, a reader's command, and return its output.
 
     Parameters
     ----------
     script : str
-        The script, as a reader saved it (a path).
+        The script, as a reader saved it (a path, or a name in ``cwd``).
     ranks : int
         ``--nproc-per-node``.
     timeout_s : float
         Seconds before ranks still running are sent SIGABRT and the run fails.
-    env : dict, optional
-        The environment to start from (default: this process's).
-    cwd : str, optional
-        The working directory (default: this process's).
+    env, cwd : optional
+        The environment to start from and the working directory (default: this process's).
+    rank_prefixes : bool
+        Each rank's lines prefixed ``[rankN]:``: torchrun's ``--tee 3``, given as its
+        environment variable ``PET_TEE`` so that the command stays the reader's.
 
     Returns
     -------
@@ -176,10 +178,9 @@ def run(
     command = (
         [str(torchrun)] if torchrun.exists() else [sys.executable, "-m", "torch.distributed.run"]
     )
-    # Without a namespace of its own, a fixed port could clash with another run (old torch).
-    shared_network = [] if _namespace() else ["--standalone"]
-    command += [f"--nproc-per-node={ranks}", *shared_network, "--tee", "3", os.fspath(script)]
-    result = run_command(command, timeout_s=timeout_s, env=env, cwd=cwd)
+    command += [f"--nproc-per-node={ranks}", os.fspath(script)]
+    tee = {"PET_TEE": "3"} if rank_prefixes else {}
+    result = run_command(command, timeout_s=timeout_s, env={**(env or os.environ), **tee}, cwd=cwd)
     if result.returncode != 0:
         raise TorchrunError(result)
     return result
