@@ -461,22 +461,36 @@ def _oldest_torch() -> str:
 
 # The optional packages some entries need (ONNX export, torchao), at versions released with
 # each torch minor release: the version runs install them, so that an entry's skip branch
-# never stands in for a measurement. A release missing here, or whose install fails, runs
-# without them, and those entries say "not measured" under it. The site's own torch takes
-# the pins of constraints.txt.
+# never stands in for a measurement. What they stand on goes back in time too (ERA_PACKAGES,
+# the newest release before that torch's): onnxscript 0.2 writes a bool where protobuf 7
+# wants an int, and onnxscript 0.4 and 0.5 fail inside onnx-ir 1.x's passes, so with the
+# site's pins ONNX export failed under 2.6 to 2.9 for reasons no reader of that time met.
+# A release missing here, or whose install fails, runs without them, and those entries
+# say "not measured" under it. The site's own torch takes the pins of constraints.txt.
 OPTIONAL_PACKAGES = ("torchao", "onnx", "onnxscript", "onnxruntime")
+ERA_PACKAGES = ("protobuf", "onnx-ir")
 OPTIONAL_FOR_TORCH = {
-    "2.4": ("torchao==0.4.0", "onnx==1.16.2", "onnxscript==0.1.0", "onnxruntime==1.20.1"),
-    "2.5": ("torchao==0.6.1", "onnx==1.17.0", "onnxscript==0.1.0", "onnxruntime==1.20.1"),
-    "2.6": ("torchao==0.8.0", "onnx==1.17.0", "onnxscript==0.2.0", "onnxruntime==1.20.1"),
-    "2.7": ("torchao==0.10.0", "onnx==1.17.0", "onnxscript==0.2.5", "onnxruntime==1.21.1"),
-    "2.8": ("torchao==0.12.0", "onnx==1.18.0", "onnxscript==0.4.0", "onnxruntime==1.22.1"),
-    "2.9": ("torchao==0.14.1", "onnx==1.19.1", "onnxscript==0.5.4", "onnxruntime==1.23.1"),
-    "2.10": ("torchao==0.15.0", "onnx==1.20.1", "onnxscript==0.5.7", "onnxruntime==1.24.1"),
-    "2.11": ("torchao==0.17.0", "onnx==1.21.0", "onnxscript==0.6.0", "onnxruntime==1.26.0"),
-    "2.12": ("torchao==0.17.0", "onnx==1.22.0", "onnxscript==0.6.2", "onnxruntime==1.28.0"),
-    "2.13": ("torchao==0.18.0", "onnx==1.23.0", "onnxscript==0.7.0", "onnxruntime==1.30.0"),
-}
+    "2.4": ("torchao==0.4.0", "onnx==1.16.2", "onnxscript==0.1.0", "onnxruntime==1.20.1",
+            "protobuf==5.28.0"),
+    "2.5": ("torchao==0.6.1", "onnx==1.17.0", "onnxscript==0.1.0", "onnxruntime==1.20.1",
+            "protobuf==5.28.3"),
+    "2.6": ("torchao==0.8.0", "onnx==1.17.0", "onnxscript==0.2.0", "onnxruntime==1.20.1",
+            "protobuf==5.29.3"),
+    "2.7": ("torchao==0.10.0", "onnx==1.17.0", "onnxscript==0.2.5", "onnxruntime==1.21.1",
+            "protobuf==6.31.1"),
+    "2.8": ("torchao==0.12.0", "onnx==1.18.0", "onnxscript==0.4.0", "onnxruntime==1.22.1",
+            "protobuf==6.31.1", "onnx-ir==0.1.7"),
+    "2.9": ("torchao==0.14.1", "onnx==1.19.1", "onnxscript==0.5.4", "onnxruntime==1.23.1",
+            "protobuf==6.33.0", "onnx-ir==0.1.12"),
+    "2.10": ("torchao==0.15.0", "onnx==1.20.1", "onnxscript==0.5.7", "onnxruntime==1.24.1",
+             "protobuf==6.33.4", "onnx-ir==0.1.15"),
+    "2.11": ("torchao==0.17.0", "onnx==1.21.0", "onnxscript==0.6.0", "onnxruntime==1.26.0",
+             "protobuf==7.34.1", "onnx-ir==0.2.0"),
+    "2.12": ("torchao==0.17.0", "onnx==1.22.0", "onnxscript==0.6.2", "onnxruntime==1.28.0",
+             "protobuf==7.35.1", "onnx-ir==0.2.1"),
+    "2.13": ("torchao==0.18.0", "onnx==1.23.0", "onnxscript==0.7.0", "onnxruntime==1.30.0",
+             "protobuf==7.35.1", "onnx-ir==0.2.1"),
+}  # fmt: skip
 
 
 def _pinned(name: str) -> str:
@@ -499,13 +513,14 @@ def _under_torch(session: nox.Session, minor: str, requirement: str, *args: str)
         "sympy",
         "mpmath",
         *OPTIONAL_PACKAGES,
+        *ERA_PACKAGES,
     }
     pins = _constraints_without(theirs, Path(session.create_tmp()) / "constraints.txt")
     session.install("-c", str(pins), requirement, "-e", ".", "sphinx-gallery", "beautifulsoup4",
                     "jsonschema")  # fmt: skip
     pinned = _pinned("torch")
     if minor == ".".join(pinned.split(".")[:2]):
-        optional = tuple(f"{n}=={_pinned(n)}" for n in OPTIONAL_PACKAGES)
+        optional = tuple(f"{n}=={_pinned(n)}" for n in OPTIONAL_PACKAGES + ERA_PACKAGES)
     else:
         optional = OPTIONAL_FOR_TORCH.get(minor, ())
     if optional:

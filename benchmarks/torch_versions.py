@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBES = ROOT / "docs" / "probes.toml"
 
 from cheatsheet import torchrun
-from cheatsheet.blocks import Block, run_alone
+from cheatsheet.blocks import EXCEPTION_LINE, Block, clip_output, run_alone
 from cheatsheet.entries import (
     FAILS,
     SKIPPED,
@@ -72,8 +72,6 @@ PROBE_TIMEOUT_S = 300.0
 RANKS_TIMEOUT_S = 150.0
 
 _PATH = re.compile(r" ?\(?/[^\s()]*/(site-packages|dist-packages)/[^\s()]*\)?")
-# "RuntimeError: ...", "torch._dynamo.exc.Unsupported: ...", "[rank1]: TypeError: ..." (torchrun's prefix)
-_ERROR = re.compile(r"^(?:\[rank\s*\d+\]:?\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*: ")
 
 
 def _last_line(output: str) -> str:
@@ -85,7 +83,7 @@ def _last_line(output: str) -> str:
     """
     lines = [line for line in output.strip().splitlines() if line.strip()]
     wrappers = ("CalledProcessError", "ChildFailedError")
-    errors = [x for x in lines if _ERROR.match(x) and not any(w in x for w in wrappers)]
+    errors = [x for x in lines if EXCEPTION_LINE.match(x) and not any(w in x for w in wrappers)]
     line = errors[-1] if errors else lines[-1] if lines else ""
     if lines and lines[-1].startswith(("killed by SIG", "timed out after")) and line != lines[-1]:
         line = f"{line} ({lines[-1]})"
@@ -160,7 +158,7 @@ def run_probe_once(code: str, ranks: int, timeout_s: float = PROBE_TIMEOUT_S) ->
             # the version run waited on them for good.
             done = torchrun.run_command(command, timeout_s=timeout_s, env=env, cwd=folder)
             timed_out = f"\ntimed out after {timeout_s:.0f} s" if done.returncode == 124 else ""
-            return done.returncode == 0, (done.output + timed_out)[-20000:]
+            return done.returncode == 0, clip_output(done.output + timed_out)
         command = [sys.executable, str(script)]
         # A session of its own, killed whole on a timeout.
         process = subprocess.Popen(
@@ -172,7 +170,7 @@ def run_probe_once(code: str, ranks: int, timeout_s: float = PROBE_TIMEOUT_S) ->
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             output, _ = process.communicate()
-            return False, f"{output}\ntimed out after {timeout_s:.0f} s"
+            return False, clip_output(f"{output}\ntimed out after {timeout_s:.0f} s")
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
@@ -180,7 +178,7 @@ def run_probe_once(code: str, ranks: int, timeout_s: float = PROBE_TIMEOUT_S) ->
     output = done.stdout
     if done.returncode < 0:
         output += f"\nkilled by {signal.Signals(-done.returncode).name}"
-    return done.returncode == 0, output[-20000:]
+    return done.returncode == 0, clip_output(output)
 
 
 def _missing_packages(probe: Probe) -> list[str]:
@@ -308,7 +306,7 @@ def _packages() -> dict[str, str]:
     from importlib import metadata
 
     found = {}
-    for name in ("torchao", "onnx", "onnxscript", "onnxruntime"):
+    for name in ("torchao", "onnx", "onnxscript", "onnxruntime", "protobuf", "onnx-ir"):
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -475,6 +475,28 @@ def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
     )
 
 
+def test_an_error_that_prints_more_than_is_kept_still_names_itself():
+    import torch_versions
+
+    from cheatsheet.blocks import OUTPUT_CHARS, clip_output
+
+    # Inductor's C++ compile error: the exception line, then the compiler's whole report.
+    report = "".join(f"/tmp/k.cpp:{n}:4: error: expected primary-expression\n" for n in range(2000))
+    output = (
+        "Traceback (most recent call last):\n"
+        "torch._inductor.exc.InductorError: CppCompileError: C++ compile error\n"
+        f"{report}\nSet TORCHDYNAMO_VERBOSE=1 for the internal stack trace\n"
+    )
+    assert len(output) > OUTPUT_CHARS
+    kept = clip_output(output)
+    assert kept.endswith(output[-OUTPUT_CHARS:])
+    assert "characters of output cut" in kept
+    assert torch_versions._last_line(kept) == (
+        "torch._inductor.exc.InductorError: CppCompileError: C++ compile error"
+    )
+    assert clip_output("short\n") == "short\n"
+
+
 def test_the_api_check_names_what_a_release_lacks():
     import torch_versions
 

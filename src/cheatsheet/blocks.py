@@ -41,8 +41,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BLOCK_TIMEOUT_S",
+    "EXCEPTION_LINE",
+    "OUTPUT_CHARS",
     "Block",
     "Outcome",
+    "clip_output",
     "gallery_blocks",
     "run_alone",
     "run_script",
@@ -51,6 +54,25 @@ __all__ = [
 ]
 
 BLOCK_TIMEOUT_S = 300.0
+# A run's output is kept up to this many characters, its end (see clip_output).
+OUTPUT_CHARS = 20_000
+# "RuntimeError: ...", "torch._dynamo.exc.Unsupported: ...", "[rank1]: TypeError: ..."
+EXCEPTION_LINE = re.compile(r"^(?:\[rank\s*\d+\]:?\s*)?(?:[a-z_]\w*\.)*[A-Z]\w*: ")
+
+
+def clip_output(text: str, limit: int = OUTPUT_CHARS) -> str:
+    """Keep the last ``limit`` characters of a run's output, and its exception lines.
+
+    An error can print far more than the limit after its exception line (Inductor's
+    C++ compile error prints the compiler's whole report, then Dynamo's hint): the
+    exception lines of the part cut off go first, so the error still names itself.
+    """
+    if len(text) <= limit:
+        return text
+    cut, tail = text[:-limit], text[-limit:]
+    lines = [line for line in cut.splitlines() if EXCEPTION_LINE.match(line)][-3:]
+    head = "".join(f"{line[:500]}\n" for line in lines)
+    return f"{head}[... {len(cut):,} characters of output cut ...]\n{tail}"
 
 
 @dataclass(frozen=True)
@@ -130,7 +152,7 @@ for line in sys.stdin:
     with open(out, errors="replace") as f:
         text = f.read()
     os.unlink(out)
-    print(json.dumps({"code": code, "output": text[-20000:], "seconds": time.perf_counter() - start}), flush=True)
+    print(json.dumps({"code": code, "output": text, "seconds": time.perf_counter() - start}), flush=True)
 """
 
 
@@ -160,7 +182,7 @@ def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
     output = done.stdout + done.stderr
     if done.returncode < 0:  # no traceback: say what ended it
         output += f"\nkilled by {signal.Signals(-done.returncode).name}"
-    return Outcome(block, done.returncode == 0, output[-20000:], time.perf_counter() - start)
+    return Outcome(block, done.returncode == 0, clip_output(output), time.perf_counter() - start)
 
 
 def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
@@ -180,7 +202,7 @@ def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
             server.stdin.flush()
             result = json.loads(server.stdout.readline())
             ok = result["code"] == 0
-            output = result["output"]
+            output = clip_output(result["output"])
             if result["code"] == "timeout":
                 output += f"\ntimed out after {timeout:.0f} s"
             elif result["code"] < 0:  # no traceback: say what ended it
@@ -270,7 +292,7 @@ def run_script(
 def _run_torchrun(block: Block, timeout: float) -> Outcome:
     done = run_script(block.code, timeout_s=timeout)
     output = done.output + ("\ntimed out" if done.returncode == 124 else "")
-    return Outcome(block, done.returncode == 0, output[-20000:], done.elapsed_s)
+    return Outcome(block, done.returncode == 0, clip_output(output), done.elapsed_s)
 
 
 def _run_all(
