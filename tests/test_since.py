@@ -289,12 +289,17 @@ def test_the_api_check_and_the_call_disagreeing_shows_both(tmp_path):
     runs = [
         _record("2.5.1", _row(fsdp, code, _part(FAILS, "ImportError"), missing=["fully_shard"])),
         _record("2.6.0", _row(fsdp, code, _part(FAILS, "AttributeError: record_event"))),
+        _record("2.7.1", _row(fsdp, code, _part(FAILS, "AssertionError: not close"))),
         _record("2.8.0", _row(fsdp, code, _part(FAILS, "AssertionError: not close"))),
         _record("2.9.1", _row(fsdp, code, _part(WORKS))),
     ]
     since = compute(runs, {("p/a", "fsdp"): fsdp}, probes).since["fsdp"]
+    assert "did not work under 2.7.1 and 2.8.0 (AssertionError: not close)" in since.note()
     assert since.role_text() == "2.9 (API 2.6)"
     assert "The names it needs exist from 2.6.0" in since.note()
+    # A reader of 2.6 meets its own failure: named too, not only the last one's.
+    assert "It also failed under 2.6.0: AttributeError: record_event." in since.note()
+    assert "2.5.1:" not in since.note()  # before the names existed: the API check says it
 
 
 def test_a_known_upstream_bug_explains_its_releases_and_must_match_the_records(tmp_path):

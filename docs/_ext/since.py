@@ -290,6 +290,9 @@ class EntrySince:
         The API check's dating, with a probe.
     extras : tuple of (int, Dating)
         Code blocks (by position in the entry) that need a later release than the call.
+    earlier : tuple of (Version, str)
+        Releases that had the names but where the call failed, before the last failing
+        one, each with its error: a reader of those releases meets them too.
     """
 
     page: str
@@ -298,6 +301,7 @@ class EntrySince:
     call: Dating
     api: Dating | None = None
     extras: tuple[tuple[int, Dating], ...] = ()
+    earlier: tuple[tuple[Version, str], ...] = ()
 
     @property
     def release(self) -> str:
@@ -332,7 +336,7 @@ class EntrySince:
     def note(self) -> str:
         """Write the note under the entry's title: measured, in the reader's words."""
         call = f"`{self.probe.call}`" if self.probe else "this entry's code"
-        c, parts = self.call, []
+        c, parts, earlier = self.call, [], list(self.earlier)
         if c.at_oldest:
             parts.append(f"Works with torch {c.first} and newer: measured, {call} runs under it.")
         elif c.last_failing is not None and c.gap:
@@ -345,9 +349,12 @@ class EntrySince:
             )
         elif c.last_failing is not None:
             v, error = c.last_failing
+            same = [e for e, err in earlier if self._explain(e, err) == self._explain(v, error)]
+            earlier = [(e, err) for e, err in earlier if e not in same]
             parts.append(
                 f"Needs torch {minor(c.first)} or newer: measured, {call} did not work under "
-                f"{v} ({_short(self._explain(v, error))}) and works from {c.first} on."
+                f"{_release_list([*same, v])} ({_short(self._explain(v, error))}) and works "
+                f"from {c.first} on."
             )
         else:
             parts.append(f"Works from torch {c.first} on: measured; not measured before that.")
@@ -356,6 +363,12 @@ class EntrySince:
                 f"The names it needs exist from {self.api.first} (checked against each "
                 f"release); the call works from {c.first}."
             )
+        if earlier:
+            said: dict[str, list[Version]] = {}
+            for v, error in earlier:
+                said.setdefault(_short(self._explain(v, error), 120), []).append(v)
+            failed = "; ".join(f"under {_release_list(vs)}: {what}" for what, vs in said.items())
+            parts.append(f"It also failed {failed}.")
         for v, error in c.regressions:
             parts.append(f"It fails under {v} only ({_short(self._explain(v, error))}).")
         for v, error in c.flaky:
@@ -396,7 +409,14 @@ def entry_since(
         block = date(outcomes, releases)
         if block.first is not None and block.first > call.first:
             extras.append((n, block))
-    return EntrySince(history.page, history.entry, probe, call, api, tuple(extras))
+    earlier: tuple[tuple[Version, str], ...] = ()
+    if api is not None and api.first is not None and call.last_failing is not None:
+        outcomes = history.probe if probe else _combined(history.blocks)
+        earlier = tuple(
+            (v, o.error) for v, o in sorted(outcomes.items())
+            if api.first <= v < call.last_failing[0] and o.status == FAILS
+        )  # fmt: skip
+    return EntrySince(history.page, history.entry, probe, call, api, tuple(extras), earlier)
 
 
 def known_contradictions(history: History, probe: Probe) -> list[str]:
