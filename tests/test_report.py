@@ -930,3 +930,12 @@ def test_machines_with_one_model_name_but_other_cpus_or_memory_get_other_ids():
     assert milan == machine_id({**vm, "cpu_signature": "family 25 model 1 stepping 1",
                                 "memory_gib": 24})  # fmt: skip
     assert machine_id(vm) == "amd-epyc-2c"
+
+
+def test_verdicts_that_say_faster_and_slower_flip_and_a_move_into_the_band_is_an_edge():
+    import verdict_stability  # benchmarks/, on the path through pytest's pythonpath setting
+
+    assert verdict_stability.change({"faster", "slower"}) == "flip"
+    assert verdict_stability.change({"faster", "slower", "same"}) == "flip"
+    assert verdict_stability.change({"slower", "same"}) == "edge"
+    assert verdict_stability.change({"same"}) == ""
