@@ -573,6 +573,40 @@ def test_an_entry_needing_a_newer_torch_than_the_builds_does_not_run_and_says_wh
     assert since_ext.older_torch_policy(app)(block, {"src_file": str(page)}) is None
 
 
+def test_an_entry_whose_probe_never_ran_here_is_held_back_by_its_blocks_own_runs(
+    tmp_path, monkeypatch
+):
+    import types
+
+    import since as since_ext
+
+    page = tmp_path / "examples" / "basics" / "p.py"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        '"""\nTitle\n=====\n"""\n\n# %%\n# .. _e-gpu:\n#\n# GPU\n# ---\n\nprint(1)\n',
+        encoding="utf-8",
+    )
+    [gpu] = since_ext.page_entries(page, tmp_path)
+    probes = _probes(tmp_path, '[e-gpu]\ncall = "c()"\ncode = "import torch"\n')
+    code = probes["e-gpu"].code
+    skipped = _part(SKIPPED, "skipped: needs a GPU")
+    runs = [
+        _record(
+            "2.4.1", _row(gpu, code, skipped, _part(FAILS, "AttributeError: c")), page="basics/p"
+        ),
+        _record("2.6.0", _row(gpu, code, skipped, _part(WORKS)), page="basics/p"),
+    ]
+    state = compute(runs, {("basics/p", "e-gpu"): gpu}, probes)
+    assert "e-gpu" not in state.since  # the call was never measured: no since to show
+    config = types.SimpleNamespace(since_releases=("2.4.1", "2.6.0"), html_baseurl="https://x/")
+    app = types.SimpleNamespace(config=config, confdir=str(tmp_path), _cheatsheet_since=state)
+    monkeypatch.setattr("torch.__version__", "2.5.1+cpu")
+    block = types.SimpleNamespace(lineno=int(gpu.blocks[0].origin.rsplit(":", 1)[1]))
+    said = since_ext.older_torch_policy(app)(block, {"src_file": str(page)})
+    assert said is not None
+    assert "needs torch 2.6 or newer (measured, it failed under 2.4.1)" in said
+
+
 def test_under_an_older_torch_the_pages_warnings_are_printed_not_errors(monkeypatch):
     import types
 

@@ -444,6 +444,9 @@ class _State:
     releases: dict[Version, tuple[int, int, str]]  # release -> (works, entries, date)
     problems: list[str]
     stale: list[str]
+    # Each entry's code blocks dated alone, by label and position: what an older torch
+    # can run when the entry has no since (its probe never ran here: a GPU's call).
+    blocks: dict[str, dict[int, Dating]] = field(default_factory=dict)
 
 
 def _examples(app: Sphinx) -> Path:
@@ -482,8 +485,10 @@ def compute(
         close = difflib.get_close_matches(label, labels, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         problems.append(f"docs/probes.toml: [{label}] is no entry of any page{hint}")
+    blocks: dict[str, dict[int, Dating]] = {}
     for (page, label), history in sorted(found.items()):
         probe = probes.get(label)
+        blocks[label] = {n: date(outcomes, chain) for n, outcomes in history.blocks.items()}
         dated = entry_since(history, probe, chain)
         if probe is not None:
             problems += known_contradictions(history, probe)
@@ -509,7 +514,7 @@ def compute(
         rows = record["entries"]
         ok = sum(all(p["status"] == WORKS for p in _parts(row)) for row in rows)
         releases[v] = (works + ok, total + len(rows), min(when, record["date"][:10]))
-    return _State(since, probes, releases, problems, stale)
+    return _State(since, probes, releases, problems, stale, blocks)
 
 
 def _parts(row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -689,14 +694,25 @@ def older_torch_policy(app: Sphinx) -> Any:
                     continue
                 since = state.since.get(entry.label)
                 needed = needs_newer(since, n, installed) if since else None
+                seen = "see the note above"
+                alone = state.blocks.get(entry.label, {}).get(n)
+                # No since (its probe never ran here): the block's own runs decide.
+                if (
+                    since is None
+                    and alone is not None
+                    and alone.first is not None
+                    and (alone.first.major, alone.first.minor) > (installed.major, installed.minor)
+                ):
+                    needed, failed = alone.first, alone.last_failing
+                    seen = f"it failed under {failed[0]}" if failed else seen
                 if needed is None:
                     return None
                 logger.info("not run under torch %s: %s needs %s", installed, code.origin, needed)
                 url = f"{app.config.html_baseurl}gallery/{entry.page}.html#{entry.label}"
                 said = (
-                    f"not run: this code needs torch {minor(needed)} or newer (measured, see "
-                    f"the note above) and this build has torch {installed}. The hosted site "
-                    f"shows its output under the torch it was built with: {url}"
+                    f"not run: this code needs torch {minor(needed)} or newer (measured, {seen}) "
+                    f"and this build has torch {installed}. The hosted site shows its output "
+                    f"under the torch it was built with: {url}"
                 )
                 return f"print({said!r})\n"
         return None
