@@ -275,3 +275,19 @@ def test_the_build_command_is_strict_and_keeps_doctrees_out_of_the_site():
     site = Path(command[-1])
     assert site not in doctrees.parents
     assert doctrees not in site.parents
+
+
+def test_a_switch_or_config_this_torch_lacks_is_left_out_not_an_error():
+    # An older torch builds the site too (--installed-torch): 2.4 has no
+    # mkldnn.matmul.fp32_precision and no autocast for "mps".
+    import pagestate
+
+    def missing():
+        raise AttributeError("module 'torch.backends.mkldnn' has no attribute 'matmul'")
+
+    def no_device():
+        raise RuntimeError("unknown device type for autocast")
+
+    assert not pagestate._exists(lambda: (missing, None))
+    assert not pagestate._exists(lambda: (no_device, None))
+    assert pagestate._exists(lambda: (lambda: 1, None))

@@ -9,6 +9,7 @@ that page alone.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging as pylogging
 import os
 import random
@@ -88,59 +89,80 @@ def _torch_switches() -> list[tuple[Callable[[], Any], Callable[[Any], Any]]]:
         # mode that slows every later call.
         return None if device.type == "cpu" else device
 
-    return [
-        (torch.get_default_dtype, torch.set_default_dtype),
-        (default_device, torch.set_default_device),
-        (torch.is_grad_enabled, torch.set_grad_enabled),
-        (torch.get_num_threads, torch.set_num_threads),
-        (
+    # Each pair is made when read, and left out where this torch lacks it: a switch
+    # newer than the build's torch (mkldnn's fp32_precision is 2.9's) is one no page of
+    # that torch can change. An older torch builds the site too (--installed-torch).
+    makers: list[Callable[[], tuple[Callable[[], Any], Callable[[Any], Any]]]] = [
+        lambda: (torch.get_default_dtype, torch.set_default_dtype),
+        lambda: (default_device, torch.set_default_device),
+        lambda: (torch.is_grad_enabled, torch.set_grad_enabled),
+        lambda: (torch.get_num_threads, torch.set_num_threads),
+        lambda: (
             lambda: (
                 torch.are_deterministic_algorithms_enabled(),
                 torch.is_deterministic_algorithms_warn_only_enabled(),
             ),
             lambda value: torch.use_deterministic_algorithms(value[0], warn_only=value[1]),
         ),
-        (torch.is_warn_always_enabled, torch.set_warn_always),
-        (
+        lambda: (torch.is_warn_always_enabled, torch.set_warn_always),
+        lambda: (
             lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
             lambda value: torch.set_anomaly_enabled(*value),
         ),
-        (_flush_denormal_enabled, torch.set_flush_denormal),
-        (torch.is_autocast_cache_enabled, torch.set_autocast_cache_enabled),
-        *(autocast(device) for device in _AUTOCAST_DEVICES),
+        lambda: (_flush_denormal_enabled, torch.set_flush_denormal),
+        lambda: (torch.is_autocast_cache_enabled, torch.set_autocast_cache_enabled),
+        *(lambda device=device: autocast(device) for device in _AUTOCAST_DEVICES),
         # The legacy precision switches come before the fp32_precision ones that
         # replace them: once a page mixed the two APIs torch refuses to read them,
         # and writing all of them in this order makes them agree again.
-        (torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
-        attribute(backends.cudnn, "allow_tf32"),
-        attribute(backends.cuda.matmul, "allow_tf32"),
-        attribute(backends, "fp32_precision"),
-        attribute(backends.mkldnn.matmul, "fp32_precision"),
-        attribute(backends.mkldnn.conv, "fp32_precision"),
-        attribute(backends.mkldnn.rnn, "fp32_precision"),
-        attribute(backends.cudnn.conv, "fp32_precision"),
-        attribute(backends.cudnn.rnn, "fp32_precision"),
-        attribute(backends.cuda.matmul, "fp32_precision"),
-        attribute(backends.mkldnn, "enabled"),
-        attribute(backends.mkldnn, "deterministic"),
-        attribute(backends.cudnn, "enabled"),
-        attribute(backends.cudnn, "deterministic"),
-        attribute(backends.cudnn, "benchmark"),
-        attribute(backends.cuda.matmul, "allow_fp16_reduced_precision_reduction"),
-        attribute(backends.cuda.matmul, "allow_bf16_reduced_precision_reduction"),
-        (backends.cuda.flash_sdp_enabled, backends.cuda.enable_flash_sdp),
-        (backends.cuda.mem_efficient_sdp_enabled, backends.cuda.enable_mem_efficient_sdp),
-        (backends.cuda.math_sdp_enabled, backends.cuda.enable_math_sdp),
-        (backends.cuda.cudnn_sdp_enabled, backends.cuda.enable_cudnn_sdp),
-        (
+        lambda: (torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
+        lambda: attribute(backends.cudnn, "allow_tf32"),
+        lambda: attribute(backends.cuda.matmul, "allow_tf32"),
+        lambda: attribute(backends, "fp32_precision"),
+        lambda: attribute(backends.mkldnn.matmul, "fp32_precision"),
+        lambda: attribute(backends.mkldnn.conv, "fp32_precision"),
+        lambda: attribute(backends.mkldnn.rnn, "fp32_precision"),
+        lambda: attribute(backends.cudnn.conv, "fp32_precision"),
+        lambda: attribute(backends.cudnn.rnn, "fp32_precision"),
+        lambda: attribute(backends.cuda.matmul, "fp32_precision"),
+        lambda: attribute(backends.mkldnn, "enabled"),
+        lambda: attribute(backends.mkldnn, "deterministic"),
+        lambda: attribute(backends.cudnn, "enabled"),
+        lambda: attribute(backends.cudnn, "deterministic"),
+        lambda: attribute(backends.cudnn, "benchmark"),
+        lambda: attribute(backends.cuda.matmul, "allow_fp16_reduced_precision_reduction"),
+        lambda: attribute(backends.cuda.matmul, "allow_bf16_reduced_precision_reduction"),
+        lambda: (backends.cuda.flash_sdp_enabled, backends.cuda.enable_flash_sdp),
+        lambda: (backends.cuda.mem_efficient_sdp_enabled, backends.cuda.enable_mem_efficient_sdp),
+        lambda: (backends.cuda.math_sdp_enabled, backends.cuda.enable_math_sdp),
+        lambda: (backends.cuda.cudnn_sdp_enabled, backends.cuda.enable_cudnn_sdp),
+        lambda: (
             backends.cuda.fp16_bf16_reduction_math_sdp_allowed,
             backends.cuda.allow_fp16_bf16_reduction_math_sdp,
         ),
-        (backends.mha.get_fastpath_enabled, backends.mha.set_fastpath_enabled),
-        attribute(backends.opt_einsum, "enabled"),
-        attribute(backends.quantized, "engine"),
-        (torch._tensor_str.get_printoptions, lambda value: torch.set_printoptions(**value)),
+        lambda: (backends.mha.get_fastpath_enabled, backends.mha.set_fastpath_enabled),
+        lambda: attribute(backends.opt_einsum, "enabled"),
+        lambda: attribute(backends.quantized, "engine"),
+        lambda: (torch._tensor_str.get_printoptions, lambda value: torch.set_printoptions(**value)),
     ]
+    global _PRESENT
+    if _PRESENT is None:
+        _PRESENT = tuple(_exists(make) for make in makers)
+    return [make() for make, present in zip(makers, _PRESENT, strict=True) if present]
+
+
+# Which of _torch_switches' pairs this torch has, read once, before any page could mix the
+# precision APIs (after that, reading some of them raises): every later call, capture and
+# restore alike, must see the same list.
+_PRESENT: tuple[bool, ...] | None = None
+
+
+def _exists(make: Callable[[], tuple[Callable[[], Any], Callable[[Any], Any]]]) -> bool:
+    try:
+        make()[0]()
+    except (AttributeError, RuntimeError):  # a name, or a device, this torch does not have
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -181,7 +203,9 @@ class PageState:
         return cls(
             torch_switches=tuple(read() for read, _ in _torch_switches()),
             configs={
-                name: importlib.import_module(name).get_config_copy() for name in _CONFIG_MODULES
+                name: importlib.import_module(name).get_config_copy()
+                for name in _CONFIG_MODULES
+                if importlib.util.find_spec(name) is not None  # torch.compiler.config: 2.6
             },
             namespaces={key: dict(vars(_namespace(*key))) for key in _NAMESPACES},
             numpy_printoptions=np.get_printoptions(),
