@@ -148,3 +148,16 @@ def test_a_script_that_ran_is_named_in_the_record_and_follows_the_schema():
     assert record["scripts"] == [script]
     assert record["measurements"] == []
     assert "scripts" not in _record([])  # a page without scripts keeps the record it had
+
+
+def test_a_tree_without_git_names_the_commit_it_was_given(tmp_path, monkeypatch):
+    # The tree sent to another machine (no .git) still names its commit, when told it.
+    import pagerecords
+
+    page = tmp_path / "page.py"
+    page.write_text("x = 1\n")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    monkeypatch.delenv(pagerecords.COMMIT_ENV, raising=False)
+    assert pagerecords._commit(page) == "unknown"
+    monkeypatch.setenv(pagerecords.COMMIT_ENV, "0123abc")
+    assert pagerecords._commit(page) == "0123abc"

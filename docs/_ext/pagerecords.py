@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from sphinx.application import Sphinx
 
 RECORD_SUFFIX = ".record.json"
 RECORDS_DIR = "_records"  # in the built site
+COMMIT_ENV = "CHEATSHEET_COMMIT"
 
 
 def keep_record(gallery_conf: dict[str, Any], fname: str | None, when: str) -> None:
@@ -78,7 +80,9 @@ def _commit(path: Path) -> str:
 
     commit = git("rev-parse", "HEAD")
     if not commit:
-        return "unknown"
+        # A copy of the tree without its .git (a source archive, a machine the tree was
+        # sent to) names its commit in CHEATSHEET_COMMIT, if whoever copied it knows it.
+        return os.environ.get(COMMIT_ENV, "").strip() or "unknown"
     return commit + ("-dirty" if git("status", "--porcelain", "--", path.name) else "")
 
 
