@@ -581,6 +581,51 @@ def test_a_module_is_on_the_device_of_its_first_parameter_or_buffer(fake_clock):
     assert list(_devices_in(torch.nn.Module())) == []
 
 
+META = torch.ones(1, device="meta")  # a module-level tensor, as a page's would be
+
+
+def test_what_a_lambda_or_function_reads_tells_the_device(fake_clock):
+    # The reader's way: candidates that close over or read their tensors, no arguments.
+    from cheatsheet.timing import _devices_in
+
+    local = torch.ones(1, device="meta")
+
+    def step():
+        return META + 1
+
+    assert list(_devices_in(lambda: local * 2)) == [torch.device("meta")]
+    assert list(_devices_in(step)) == [torch.device("meta")]
+    assert list(_devices_in(functools.partial(step))) == [torch.device("meta")]
+    assert list(_devices_in(functools.wraps(step)(lambda: None))) == [torch.device("meta")]
+    assert list(_devices_in(lambda: torch.ones(1))) == []  # torch's own globals are not walked
+    assert set(_devices_in(torch.compile(step))) == {torch.device("meta")}
+    assert benchmark(fake_clock.work(2**-6), budget_s=0.05).device == "cpu"
+    work = fake_clock.work(2**-6)
+    assert benchmark(lambda: (work(), local), budget_s=0.05).device == "meta"
+
+
+def test_an_optimizers_step_is_timed_on_its_parameters_device(fake_clock):
+    from cheatsheet.timing import _devices_in
+
+    opt = torch.optim.SGD([torch.ones(1, device="meta", requires_grad=True)], lr=0.1)
+    assert list(_devices_in(opt.step)) == [torch.device("meta")]
+
+
+def test_an_accelerator_tensor_among_cpu_ones_decides(fake_clock):
+    cpu, meta = torch.ones(1), torch.ones(1, device="meta")
+    work = fake_clock.work(2**-6)
+    assert benchmark(work, cpu, meta, budget_s=0.05).device == "meta"
+    assert benchmark(work, cpu, budget_s=0.05).device == "cpu"
+
+
+def test_a_long_list_is_looked_into_only_so_far():
+    from cheatsheet.timing import _ITEMS_SEEN, _devices_in
+
+    late = [0] * _ITEMS_SEEN + [torch.ones(1, device="meta")]
+    assert list(_devices_in(late)) == []
+    assert list(_devices_in(late[-_ITEMS_SEEN:])) == [torch.device("meta")]
+
+
 def test_the_default_device_is_used_when_no_tensor_tells(fake_clock):
     torch.set_default_device("meta")
     try:
@@ -603,7 +648,7 @@ def test_work_without_tensors_on_a_busy_accelerator_must_name_it(
         benchmark(lambda: None, budget_s=0.01)
     assert str(caught.value) == (
         "cannot tell which device the timed work runs on: no tensor or module among its "
-        f"arguments, and this process uses {name}. Timing it as CPU work would measure only "
+        f"arguments or what its functions read, and this process uses {name}. Timing it as CPU work would measure only "
         f"kernel launches; pass device='{name}' (or device='cpu')"
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import html
 import inspect
+import itertools
 import math
 import os
 import random
@@ -13,6 +14,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import types
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -204,30 +206,68 @@ class Measurement:
 
 # -- Which device to synchronize -------------------------------------------------
 
-# How deep to look into nested containers, partials and methods for a tensor.
+# How deep to look into nested containers, partials, methods and functions for a tensor.
 _SEARCH_DEPTH = 6
+_DEVICES_SEEN = 64  # tensors looked at, at most, for one on an accelerator
+_ITEMS_SEEN = 256  # items of one container looked into (a dataset list can be long)
+# Functions of these packages are not looked into: their globals are library state, not
+# the reader's tensors (and torch's would take long to walk).
+_LIBRARIES = ("torch", "cheatsheet", "functools", "numpy", "builtins")
 
 
 def _devices_in(value: Any, depth: int = 0) -> Iterator[torch.device]:
-    """Yield the devices of tensors found in ``value``: nested containers, modules, partials."""
+    """Yield the devices of tensors found in ``value``.
+
+    It looks into nested containers, modules, optimizers (their parameters), partials,
+    bound methods, and the reader's own functions and lambdas: the variables they close
+    over and the module-level names their code reads, so that
+    ``compare({"a": lambda: model(x)})`` finds ``x`` without being told its device.
+    """
     if depth > _SEARCH_DEPTH:
         return
     if isinstance(value, torch.Tensor):
         yield value.device
+    elif isinstance(value, torch.device):
+        yield value
     elif isinstance(value, torch.nn.Module):
         for tensor in (*value.parameters(), *value.buffers()):
             yield tensor.device
             return
+    elif isinstance(value, torch.optim.Optimizer):
+        for group in value.param_groups:
+            yield from _devices_in(group["params"], depth + 1)
     elif isinstance(value, (list, tuple, set, frozenset)):
-        for item in value:
+        for item in itertools.islice(value, _ITEMS_SEEN):
             yield from _devices_in(item, depth + 1)
     elif isinstance(value, Mapping):
-        for item in value.values():
+        for item in itertools.islice(value.values(), _ITEMS_SEEN):
             yield from _devices_in(item, depth + 1)
     elif hasattr(value, "func") and hasattr(value, "args"):  # functools.partial
         yield from _devices_in((value.func, value.args, value.keywords), depth + 1)
+    elif isinstance(value, types.FunctionType):
+        yield from _devices_read_by(value, depth)
     elif hasattr(value, "__self__"):  # a bound method of a module, say model.forward
         yield from _devices_in(value.__self__, depth + 1)
+    elif callable(getattr(value, "__wrapped__", None)):  # a callable object's wrapper
+        yield from _devices_in(value.__wrapped__, depth + 1)
+
+
+def _devices_read_by(fn: types.FunctionType, depth: int) -> Iterator[torch.device]:
+    """Yield the devices of what a reader's function closes over and reads from its module."""
+    wrapped = getattr(fn, "__wrapped__", None)
+    if callable(wrapped):  # a decorator's wrapper (torch.compile's too): look at what it wraps
+        yield from _devices_in(wrapped, depth)
+    if (fn.__module__ or "").split(".")[0] in _LIBRARIES:
+        return
+    for cell in fn.__closure__ or ():
+        try:
+            contents = cell.cell_contents
+        except ValueError:  # a variable not yet assigned
+            continue
+        yield from _devices_in(contents, depth + 1)
+    for name in fn.__code__.co_names:
+        if name in fn.__globals__:
+            yield from _devices_in(fn.__globals__[name], depth + 1)
 
 
 def _accelerator_in_use() -> str | None:
@@ -248,16 +288,18 @@ def _resolve_device(
     """Choose the device to synchronize: the one asked for, else the one the tensors are on."""
     if device is not None:
         return check_device(device, "device")
-    found = next(_devices_in((args, kwargs, fns)), None)
-    if found is not None:
-        return found
+    # The work's arguments first, then what the functions themselves read; a tensor on
+    # an accelerator among them decides, since timing it needs that device's clock.
+    found = list(itertools.islice(_devices_in((args, kwargs, fns)), _DEVICES_SEEN))
+    if found:
+        return next((d for d in found if d.type != "cpu"), found[0])
     default = torch.get_default_device()
     if default.type != "cpu":
         return default
     if (accelerator := _accelerator_in_use()) is not None:
         raise ValueError(
             f"cannot tell which device the timed work runs on: no tensor or module among its "
-            f"arguments, and this process uses {accelerator}. Timing it as CPU work would "
+            f"arguments or what its functions read, and this process uses {accelerator}. Timing it as CPU work would "
             f"measure only kernel launches; pass device='{accelerator}' (or device='cpu')"
         )
     return torch.device("cpu")
