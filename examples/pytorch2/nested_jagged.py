@@ -380,8 +380,12 @@ if torch.cuda.is_available():
         for _ in range(3)
     )
     out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    # Two kernels adding up bfloat16 in another order: equal to about one bfloat16 step.
     torch.testing.assert_close(
-        out[1], F.scaled_dot_product_attention(q[1], k[1], v[1], is_causal=True)
+        out[1],
+        F.scaled_dot_product_attention(q[1], k[1], v[1], is_causal=True),
+        atol=1e-2,
+        rtol=2e-2,
     )
     pq, pk, pv = (t.to_padded_tensor(0.0) for t in (q, k, v))
     real = torch.arange(max(lengths), device="cuda") < torch.tensor(lengths, device="cuda")[:, None]
