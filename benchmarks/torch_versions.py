@@ -71,6 +71,8 @@ PROBE_TIMEOUT_S = 300.0
 # Ranks of tiny tensors that have not finished by then are hung, not slow.
 RANKS_TIMEOUT_S = 150.0
 
+# torchrun's failure summary for a rank that died of a signal: "Signal 6 (SIGABRT) received".
+_RANK_SIGNAL = re.compile(r"Signal \d+ \((SIG[A-Z]+)\) received")
 _PATH = re.compile(r" ?\(?/[^\s()]*/(site-packages|dist-packages)/[^\s()]*\)?")
 
 
@@ -84,7 +86,14 @@ def _last_line(output: str) -> str:
     lines = [line for line in output.strip().splitlines() if line.strip()]
     wrappers = ("CalledProcessError", "ChildFailedError")
     errors = [x for x in lines if EXCEPTION_LINE.match(x) and not any(w in x for w in wrappers)]
-    line = errors[-1] if errors else lines[-1] if lines else ""
+    signal = [m for x in lines if (m := _RANK_SIGNAL.search(x))]
+    if errors:
+        line = errors[-1]
+    elif signal:  # no exception line: torchrun's summary says which signal ended a rank
+        line = f"a rank was killed by {signal[-1].group(1)} (torchrun's summary)"
+    else:  # the last line that says something: not a banner of ===== or -----
+        words = [x for x in lines if any(c.isalnum() for c in x)]
+        line = words[-1] if words else ""
     if lines and lines[-1].startswith(("killed by SIG", "timed out after")) and line != lines[-1]:
         line = f"{line} ({lines[-1]})"
     for folder, name in ((sys.prefix, "<venv>"), (str(ROOT), "<repo>")):

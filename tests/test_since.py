@@ -474,6 +474,18 @@ def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
         "  exitcode  : 1 (pid: 12)\n"
     )
     assert torch_versions._last_line(rank) == "[rank1]: ValueError: bad shard"
+    aborted = (  # torchrun's summary of a rank that died of a signal, with no traceback
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+        "====================================================\n"
+        "  exitcode  : -6 (pid: 14139)\n"
+        "  traceback : Signal 6 (SIGABRT) received by PID 14139\n"
+        "====================================================\n"
+    )
+    assert torch_versions._last_line(aborted) == (
+        "a rank was killed by SIGABRT (torchrun's summary)"
+    )
+    banner = "something went wrong\n------------------\n=====\n"
+    assert torch_versions._last_line(banner) == "something went wrong"
     alone = f"subprocess.CalledProcessError: Command '['{sys.prefix}/bin/python', '-c']'"
     assert torch_versions._last_line(alone) == (
         "subprocess.CalledProcessError: Command '['<venv>/bin/python', '-c']'"
