@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import types
@@ -98,11 +99,23 @@ def _installed_torch_env(session: nox.Session, python: str) -> Path:
     before = distributions()
     if "torch" not in before:
         session.error(f"{python} has no torch; install one there, or leave out {INSTALLED_TORCH}")
+    # An older torch gets the optional packages of its own time (torchao 0.18 does not
+    # import under torch 2.4), as the version runs install them.
+    era = _era_packages(before["torch"])
     if not (stamp.exists() and stamp.read_text() == wanted):
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        pins = _constraints_without(set(before), stamp.parent / "constraints.txt")
+        theirs = {_name(r) for r in era}
+        pins = _constraints_without(set(before) | theirs, stamp.parent / "constraints.txt")
+        deps = [d for d in _deps(*SITE_GROUPS) if _name(d) not in theirs]
         session.run_install(python, "-m", "pip", "install", "--quiet", "-c", str(pins),
-                            "-e", str(ROOT), *_deps(*SITE_GROUPS), external=True)  # fmt: skip
+                            "-e", str(ROOT), *deps, external=True)  # fmt: skip
+        if era:
+            try:
+                session.run_install(python, "-m", "pip", "install", "--quiet", "-c", str(pins),
+                                    *era, external=True)  # fmt: skip
+            except nox.command.CommandFailed:
+                session.warn(f"could not install {' '.join(era)} beside torch {before['torch']}: "
+                             "the entries that need them skip, saying so")  # fmt: skip
         if distributions()["torch"] != before["torch"]:
             session.error(f"pip changed {python}'s torch ({before['torch']}); reinstall it")
         stamp.write_text(wanted)
@@ -491,6 +504,23 @@ OPTIONAL_FOR_TORCH = {
     "2.13": ("torchao==0.18.0", "onnx==1.23.0", "onnxscript==0.7.0", "onnxruntime==1.30.0",
              "protobuf==7.35.1", "onnx-ir==0.2.1"),
 }  # fmt: skip
+
+
+def _name(requirement: str) -> str:
+    """Return the distribution name of ``requirement`` ("torchao>=0.18" -> "torchao")."""
+    return re.split(r"[\s<>=!~;\[(]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _era_packages(torch_version: str) -> tuple[str, ...]:
+    """Return the optional packages of ``torch_version``'s time, for a torch older than the pin.
+
+    Empty for the pinned release (constraints.txt has its versions) and for a release
+    the table does not know.
+    """
+    minor = ".".join(torch_version.split("+")[0].split(".")[:2])
+    if minor == ".".join(_pinned("torch").split(".")[:2]):
+        return ()
+    return OPTIONAL_FOR_TORCH.get(minor, ())
 
 
 def _pinned(name: str) -> str:

@@ -55,3 +55,14 @@ def test_reachable_asks_the_index_for_its_torch_page(tmp_path):
 @pytest.mark.parametrize("index", ["http://127.0.0.1:9/whl/cpu", "not a url"])
 def test_an_index_that_is_not_there_is_not_reachable(index):
     assert not noxfile._index_reachable(index, timeout_s=5)
+
+
+def test_an_older_installed_torch_gets_the_optional_packages_of_its_time():
+    pinned = noxfile._pinned("torch")
+    assert noxfile._era_packages(pinned + "+cu130") == ()  # constraints.txt has them
+    era = noxfile._era_packages("2.4.1+cu121")
+    assert era == noxfile.OPTIONAL_FOR_TORCH["2.4"]
+    assert "torchao==0.4.0" in era
+    assert noxfile._era_packages("2.99.0") == ()  # a release the table does not know
+    assert {noxfile._name(r) for r in era} >= set(noxfile.OPTIONAL_PACKAGES)
+    assert noxfile._name("onnx_ir>=0.1 ; python_version>'3'") == "onnx-ir"

@@ -619,6 +619,47 @@ def test_an_entry_whose_probe_never_ran_here_is_held_back_by_its_blocks_own_runs
     assert "needs torch 2.6 or newer (measured, it failed under 2.4.1)" in said
 
 
+def test_a_block_that_failed_under_the_builds_release_is_held_back_though_nothing_dates_it(
+    tmp_path, monkeypatch
+):
+    import types
+
+    import since as since_ext
+
+    page = tmp_path / "examples" / "basics" / "p.py"
+    page.parent.mkdir(parents=True)
+    page.write_text(
+        '"""\nTitle\n=====\n"""\n\n# %%\n# .. _e-mixed:\n#\n# Mixed\n# ---\n\nprint(1)\n'
+        "\n# %%\n\nprint(2)\n",
+        encoding="utf-8",
+    )
+    [mixed] = since_ext.page_entries(page, tmp_path)
+    probes = _probes(tmp_path, '[e-mixed]\ncall = "c()"\ncode = "import torch"\n')
+    code = probes["e-mixed"].code
+    works, fails = _part(WORKS), _part(FAILS, "AttributeError: module 'torch' has no attribute 'x'")
+    skipped = _part(SKIPPED, "skipped: needs a GPU")
+    runs = [  # a GPU's call, never measured; its second block failed under 2.4.1 before
+        # reaching its GPU check, and skipped later: no release dates it, 2.4.1 holds it back
+        _record("2.4.1", _row(mixed, code, skipped, works, fails), page="basics/p"),
+        _record("2.5.1", _row(mixed, code, skipped, works, skipped), page="basics/p"),
+    ]
+    state = compute(runs, {("basics/p", "e-mixed"): mixed}, probes)
+    config = types.SimpleNamespace(since_releases=("2.4.1", "2.5.1"), html_baseurl="https://x/")
+    app = types.SimpleNamespace(config=config, confdir=str(tmp_path), _cheatsheet_since=state)
+    monkeypatch.setattr("torch.__version__", "2.4.1+cpu")
+    policy = since_ext.older_torch_policy(app)
+    first, second = (
+        types.SimpleNamespace(lineno=int(b.origin.rsplit(":", 1)[1])) for b in mixed.blocks
+    )
+    assert policy(first, {"src_file": str(page)}) is None
+    said = policy(second, {"src_file": str(page)})
+    assert said is not None
+    assert "failed under torch 2.4.1 (measured: AttributeError: module 'torch'" in said
+    assert "https://x/gallery/basics/p.html#e-mixed" in said
+    monkeypatch.setattr("torch.__version__", "2.5.1+cpu")  # its record there measured nothing
+    assert since_ext.older_torch_policy(app)(second, {"src_file": str(page)}) is None
+
+
 def test_under_an_older_torch_the_pages_warnings_are_printed_not_errors(monkeypatch):
     import types
 

@@ -65,6 +65,24 @@ def test_a_restored_page_state_equals_the_captured_one(monkeypatch):
     assert torch.nn.functional.relu(torch.tensor([-1.0])).tolist() == [0.0]
 
 
+def test_restoring_the_default_device_writes_it_only_when_a_page_changed_it(monkeypatch):
+    # Under torch 2.4, set_default_device(None) breaks get_default_device() for the rest
+    # of the process: a restore that changes nothing must not call it.
+    calls = []
+    real = torch.set_default_device
+    monkeypatch.setattr(torch, "set_default_device", lambda d: (calls.append(d), real(d)))
+    state = pagestate.PageState.capture()  # after the patch: a restore keeps torch's names
+    state.restore()
+    assert calls == []
+    real("meta")
+    try:
+        state.restore()
+        assert calls == [None]
+        assert torch.get_default_device().type == "cpu"
+    finally:
+        real(None)
+
+
 def test_page_state_keeps_submodules_imported_since_it_was_captured():
     state = pagestate.PageState.capture()
     # The import system binds a new submodule on its parent; it must stay reachable.

@@ -84,17 +84,26 @@ def _torch_switches() -> list[tuple[Callable[[], Any], Callable[[Any], Any]]]:
         return read, write
 
     def default_device() -> Any:
-        device = torch.get_default_device()
+        try:
+            device = torch.get_default_device()
+        except AttributeError:  # torch 2.4, once set_default_device(None) ran: no default
+            return None
         # "cpu" means no default set: setting it would install a torch-function
         # mode that slows every later call.
         return None if device.type == "cpu" else device
+
+    def set_default_device(device: Any) -> None:
+        # Only a change is written: under torch 2.4, set_default_device(None) breaks
+        # get_default_device() for the rest of the process, a page's own calls included.
+        if device != default_device():
+            torch.set_default_device(device)
 
     # Each pair is made when read, and left out where this torch lacks it: a switch
     # newer than the build's torch (mkldnn's fp32_precision is 2.9's) is one no page of
     # that torch can change. An older torch builds the site too (--installed-torch).
     makers: list[Callable[[], tuple[Callable[[], Any], Callable[[Any], Any]]]] = [
         lambda: (torch.get_default_dtype, torch.set_default_dtype),
-        lambda: (default_device, torch.set_default_device),
+        lambda: (default_device, set_default_device),
         lambda: (torch.is_grad_enabled, torch.set_grad_enabled),
         lambda: (torch.get_num_threads, torch.set_num_threads),
         lambda: (

@@ -293,7 +293,10 @@ def _resolve_device(
     found = list(itertools.islice(_devices_in((args, kwargs, fns)), _DEVICES_SEEN))
     if found:
         return next((d for d in found if d.type != "cpu"), found[0])
-    default = torch.get_default_device()
+    try:
+        default = torch.get_default_device()
+    except AttributeError:  # torch 2.4 after set_default_device(None): no default is set
+        default = torch.device("cpu")
     if default.type != "cpu":
         return default
     if (accelerator := _accelerator_in_use()) is not None:
