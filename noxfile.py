@@ -89,7 +89,6 @@ def _installed_torch_env(session: nox.Session, python: str) -> Path:
     inputs = [ROOT / "constraints.txt", ROOT / "pyproject.toml"]
     key = hashlib.sha256(python.encode()).hexdigest()[:12]
     stamp = INSTALLED_STAMPS / key / "installed-from"
-    wanted = hashlib.sha256(b"".join(p.read_bytes() for p in inputs)).hexdigest()
 
     def distributions() -> dict[str, str]:
         return json.loads(
@@ -102,6 +101,8 @@ def _installed_torch_env(session: nox.Session, python: str) -> Path:
     # An older torch gets the optional packages of its own time (torchao 0.18 does not
     # import under torch 2.4), as the version runs install them.
     era = _era_packages(before["torch"])
+    told = b"".join(p.read_bytes() for p in inputs) + " ".join(era).encode()
+    wanted = hashlib.sha256(told).hexdigest()
     if not (stamp.exists() and stamp.read_text() == wanted):
         stamp.parent.mkdir(parents=True, exist_ok=True)
         theirs = {_name(r) for r in era}
