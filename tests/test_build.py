@@ -330,14 +330,16 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     live_path = project / "_build" / "html" / "_records" / "basics" / "uses_helpers.json"
     live = json.loads(live_path.read_text())
     gone = {**live["comparisons"][0], "key": "gone vs away"}
+    gpu_only = {**live["comparisons"][0], "key": "on the gpu vs off it"}
     same = _synthetic_record(
         live, "Test Xeon", machine={"gpus": ["Test GPU (80 GiB)"]},
-        comparisons=[*live["comparisons"], gone],
+        comparisons=[*live["comparisons"], gpu_only],
     )  # fmt: skip
     older = _synthetic_record(
         live, "Test Arm", machine={"torch_version": "2.4.0"}, source_sha256="0" * 64
     )
-    missing = _synthetic_record(live, "Test Gone", comparisons=[gone])
+    # A comparison of an older version of the page, which it no longer makes: not shown.
+    missing = _synthetic_record(live, "Test Gone", comparisons=[gone], source_sha256="1" * 64)
     # Version runs: the unit entry's probe fails under 2.4.1 and 2.6.0 and works under
     # 2.8.0, so it works since 2.8; the page's top code works everywhere.
     from cheatsheet.entries import load_probes, page_entries
@@ -406,8 +408,15 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     )
     [since] = BeautifulSoup(gallery, "html.parser").select("span.since")
     assert since.get_text() == "≤ 2.8"
-    [table] = soup.select("#on-other-machines table")
+    table, elsewhere = soup.select("#on-other-machines table")
     assert "abs vs neg" in table.caption.get_text()
+    # A comparison the same page made on another machine, on a path this build did not
+    # take (a GPU's): shown apart, with the machines that ran it.
+    assert "on the gpu vs off it" in elsewhere.caption.get_text()
+    assert "not run by this build" in elsewhere.caption.get_text()
+    elsewhere_heads = [th.get_text(" ") for th in elsewhere.select("thead th")]
+    assert len(elsewhere_heads) == 2
+    assert "Test Xeon + Test GPU (80 GiB)" in elsewhere_heads[1]
     heads = [th.get_text(" ") for th in table.select("thead th")]
     assert len(heads) == 4  # candidate, this build, and the two machines that ran it
     assert "this build" in heads[1]

@@ -105,6 +105,45 @@ def comparison_table(key: str, live: dict[str, Any], others: list[dict[str, Any]
     )
 
 
+def elsewhere_table(key: str, others: list[dict[str, Any]], live: dict[str, Any]) -> str:
+    """One HTML table of a comparison this build did not run: each machine that did."""
+    columns = [(o, {c["key"]: c for c in o["comparisons"]}[key]) for o in others]
+    first = columns[0][1]
+    labels = [m["label"] for m in first["measurements"]]
+    head = "".join(f'<th scope="col">{_stamp(r, live)}</th>' for r, _ in columns)
+    rows = "".join(
+        f'<tr><th scope="row"><code>{html.escape(label)}</code></th>'
+        + "".join(f"<td>{html.escape(_cell(c, label))}</td>" for _, c in columns)
+        + "</tr>"
+        for label in labels
+    )
+    caption = (
+        f"{html.escape(key)}: speedup over {html.escape(first['baseline'])}, 95% interval "
+        "(not run by this build)"
+    )
+    return (
+        f'<div class="pst-scrollable-table-container"><table class="table records-table">'
+        f'<caption>{caption}</caption><thead><tr><th scope="col">candidate</th>{head}'
+        f"</tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+
+
+def keys_only_elsewhere(live: dict[str, Any], others: list[dict[str, Any]]) -> list[str]:
+    """Return the comparisons other machines ran from this very page and this build did not.
+
+    Only records of the same page source count: the comparison is in the code the
+    page has now, on a path this machine did not take (a block that needs a GPU).
+    A record of an older version may hold comparisons the page no longer makes.
+    """
+    mine = {c["key"] for c in live["comparisons"]}
+    found: list[str] = []
+    for other in others:
+        if other["source_sha256"] != live["source_sha256"]:
+            continue
+        found += [c["key"] for c in other["comparisons"] if c["key"] not in mine | set(found)]
+    return found
+
+
 def _live_record(app: Sphinx, docname: str) -> dict[str, Any] | None:
     # gallery/<folder>/<page> -> docs/gallery/<folder>/<page>.record.json
     parts = docname.split("/")
@@ -146,7 +185,7 @@ def _stamp_measured_page(app: Sphinx, doctree: nodes.document) -> None:
 
 def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
     live = _live_record(app, app.env.docname)
-    if not live or not live["comparisons"]:
+    if not live:
         return
     others = [
         r
@@ -155,7 +194,8 @@ def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
     ]
     keys = [c["key"] for c in live["comparisons"]]
     shown = [o for o in others if any(c["key"] in keys for c in o["comparisons"])]
-    if not shown:
+    elsewhere = keys_only_elsewhere(live, others)
+    if not (shown or elsewhere):
         return
     section = nodes.section(ids=["on-other-machines"], names=["on other machines"])
     section += nodes.title(text="On other machines")
@@ -168,6 +208,22 @@ def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
     for key in keys:
         if any(key in {c["key"] for c in o["comparisons"]} for o in shown):
             section += nodes.raw("", comparison_table(key, live, shown), format="html")
+    if elsewhere:
+        section += nodes.paragraph(
+            text=(
+                "Measured only on other machines: this build did not run these comparisons "
+                "(their code takes a path that needs hardware this machine lacks, such as a "
+                "GPU)."
+            )
+        )
+    for key in elsewhere:
+        ran = [
+            o
+            for o in others
+            if o["source_sha256"] == live["source_sha256"]
+            and key in {c["key"] for c in o["comparisons"]}
+        ]
+        section += nodes.raw("", elsewhere_table(key, ran, live), format="html")
     doctree += section
 
 
