@@ -618,6 +618,15 @@ def test_an_accelerator_tensor_among_cpu_ones_decides(fake_clock):
     assert benchmark(work, cpu, budget_s=0.05).device == "cpu"
 
 
+def test_the_search_stops_after_so_many_objects_however_they_nest():
+    from cheatsheet.timing import _VISITS, _devices_in
+
+    wide = [[0] * 200 for _ in range(200)]  # 40,000 objects, more than the search visits
+    assert _VISITS < 200 * 200
+    assert list(_devices_in([wide, torch.ones(1, device="meta")])) == []
+    assert list(_devices_in([torch.ones(1, device="meta"), wide])) == [torch.device("meta")]
+
+
 def test_a_long_list_is_looked_into_only_so_far():
     from cheatsheet.timing import _ITEMS_SEEN, _devices_in
 

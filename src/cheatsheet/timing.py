@@ -210,12 +210,15 @@ class Measurement:
 _SEARCH_DEPTH = 6
 _DEVICES_SEEN = 64  # tensors looked at, at most, for one on an accelerator
 _ITEMS_SEEN = 256  # items of one container looked into (a dataset list can be long)
+_VISITS = 20_000  # objects looked at in all, however the containers nest
 # Functions of these packages are not looked into: their globals are library state, not
 # the reader's tensors (and torch's would take long to walk).
 _LIBRARIES = ("torch", "cheatsheet", "functools", "numpy", "builtins")
 
 
-def _devices_in(value: Any, depth: int = 0) -> Iterator[torch.device]:
+def _devices_in(
+    value: Any, depth: int = 0, left: list[int] | None = None
+) -> Iterator[torch.device]:
     """Yield the devices of tensors found in ``value``.
 
     It looks into nested containers, modules, optimizers (their parameters), partials,
@@ -223,7 +226,9 @@ def _devices_in(value: Any, depth: int = 0) -> Iterator[torch.device]:
     over and the module-level names their code reads, so that
     ``compare({"a": lambda: model(x)})`` finds ``x`` without being told its device.
     """
-    if depth > _SEARCH_DEPTH:
+    left = [_VISITS] if left is None else left
+    left[0] -= 1
+    if depth > _SEARCH_DEPTH or left[0] < 0:
         return
     if isinstance(value, torch.Tensor):
         yield value.device
@@ -235,28 +240,28 @@ def _devices_in(value: Any, depth: int = 0) -> Iterator[torch.device]:
             return
     elif isinstance(value, torch.optim.Optimizer):
         for group in value.param_groups:
-            yield from _devices_in(group["params"], depth + 1)
+            yield from _devices_in(group["params"], depth + 1, left)
     elif isinstance(value, (list, tuple, set, frozenset)):
         for item in itertools.islice(value, _ITEMS_SEEN):
-            yield from _devices_in(item, depth + 1)
+            yield from _devices_in(item, depth + 1, left)
     elif isinstance(value, Mapping):
         for item in itertools.islice(value.values(), _ITEMS_SEEN):
-            yield from _devices_in(item, depth + 1)
+            yield from _devices_in(item, depth + 1, left)
     elif hasattr(value, "func") and hasattr(value, "args"):  # functools.partial
-        yield from _devices_in((value.func, value.args, value.keywords), depth + 1)
+        yield from _devices_in((value.func, value.args, value.keywords), depth + 1, left)
     elif isinstance(value, types.FunctionType):
-        yield from _devices_read_by(value, depth)
+        yield from _devices_read_by(value, depth, left)
     elif hasattr(value, "__self__"):  # a bound method of a module, say model.forward
-        yield from _devices_in(value.__self__, depth + 1)
+        yield from _devices_in(value.__self__, depth + 1, left)
     elif callable(getattr(value, "__wrapped__", None)):  # a callable object's wrapper
-        yield from _devices_in(value.__wrapped__, depth + 1)
+        yield from _devices_in(value.__wrapped__, depth + 1, left)
 
 
-def _devices_read_by(fn: types.FunctionType, depth: int) -> Iterator[torch.device]:
+def _devices_read_by(fn: types.FunctionType, depth: int, left: list[int]) -> Iterator[torch.device]:
     """Yield the devices of what a reader's function closes over and reads from its module."""
     wrapped = getattr(fn, "__wrapped__", None)
     if callable(wrapped):  # a decorator's wrapper (torch.compile's too): look at what it wraps
-        yield from _devices_in(wrapped, depth)
+        yield from _devices_in(wrapped, depth, left)
     if (fn.__module__ or "").split(".")[0] in _LIBRARIES:
         return
     for cell in fn.__closure__ or ():
@@ -264,10 +269,10 @@ def _devices_read_by(fn: types.FunctionType, depth: int) -> Iterator[torch.devic
             contents = cell.cell_contents
         except ValueError:  # a variable not yet assigned
             continue
-        yield from _devices_in(contents, depth + 1)
+        yield from _devices_in(contents, depth + 1, left)
     for name in fn.__code__.co_names:
         if name in fn.__globals__:
-            yield from _devices_in(fn.__globals__[name], depth + 1)
+            yield from _devices_in(fn.__globals__[name], depth + 1, left)
 
 
 def _accelerator_in_use() -> str | None:
