@@ -87,10 +87,10 @@ def _last_line(output: str) -> str:
     wrappers = ("CalledProcessError", "ChildFailedError")
     errors = [x for x in lines if EXCEPTION_LINE.match(x) and not any(w in x for w in wrappers)]
     signal = [m for x in lines if (m := _RANK_SIGNAL.search(x))]
-    if errors:
-        line = errors[-1]
-    elif signal:  # no exception line: torchrun's summary says which signal ended a rank
+    if signal:  # a rank died of a signal: that is the first failure, the others' errors follow
         line = f"a rank was killed by {signal[-1].group(1)} (torchrun's summary)"
+    elif errors:
+        line = errors[-1]
     else:  # the last line that says something: not a banner of ===== or -----
         words = [x for x in lines if any(c.isalnum() for c in x)]
         line = words[-1] if words else ""

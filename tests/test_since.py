@@ -484,6 +484,10 @@ def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
     assert torch_versions._last_line(aborted) == (
         "a rank was killed by SIGABRT (torchrun's summary)"
     )
+    # The other rank's error follows the abort (its peer is gone): the signal is the cause.
+    assert torch_versions._last_line(
+        "[rank0]: RuntimeError: Read error: Connection reset by peer\n" + aborted
+    ) == ("a rank was killed by SIGABRT (torchrun's summary)")
     banner = "something went wrong\n------------------\n=====\n"
     assert torch_versions._last_line(banner) == "something went wrong"
     alone = f"subprocess.CalledProcessError: Command '['{sys.prefix}/bin/python', '-c']'"
