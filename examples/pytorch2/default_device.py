@@ -66,12 +66,15 @@ print("after set_default_device(None), torch.zeros(2, 3).device:", torch.zeros(2
 # ------------------------------------------------
 # A ``torch.device`` is also a context manager: inside the block it is the
 # default, and the previous default comes back on exit, even after an error.
+# The block reads the device off the tensors it makes: after the
+# ``set_default_device(None)`` above, older releases raise from
+# ``torch.get_default_device()`` (the last entry's note says which).
 import torch
 
 with torch.device("meta"):
     inside = torch.randn(4)
-    print("inside the block:", torch.get_default_device(), "->", inside.device)
-print("after the block: ", torch.get_default_device(), "->", torch.randn(4).device)
+print("made inside the block:", inside.device)
+print("made after it:        ", torch.randn(4).device)
 
 # %%
 # .. _pt2-default-device-build:
