@@ -335,9 +335,13 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
         live, "Test Xeon", machine={"gpus": ["Test GPU (80 GiB)"]},
         comparisons=[*live["comparisons"], gpu_only],
     )  # fmt: skip
+    # An older version of the page, whose other comparison's candidates the page still
+    # names ("neg", "abs"): shown apart too, marked as recorded with an older version.
+    flipped = {**live["comparisons"][0], "key": "neg vs abs"}
     older = _synthetic_record(
-        live, "Test Arm", machine={"torch_version": "2.4.0"}, source_sha256="0" * 64
-    )
+        live, "Test Arm", machine={"torch_version": "2.4.0"}, source_sha256="0" * 64,
+        comparisons=[*live["comparisons"], flipped],
+    )  # fmt: skip
     # A comparison of an older version of the page, which it no longer makes: not shown.
     missing = _synthetic_record(live, "Test Gone", comparisons=[gone], source_sha256="1" * 64)
     # Version runs: the unit entry's probe fails under 2.4.1 and 2.6.0 and works under
@@ -408,7 +412,13 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     )
     [since] = BeautifulSoup(gallery, "html.parser").select("span.since")
     assert since.get_text() == "≤ 2.8"
-    table, elsewhere = soup.select("#on-other-machines table")
+    tables = {
+        t.caption.get_text().split(":")[0]: t for t in soup.select("#on-other-machines table")
+    }
+    assert sorted(tables) == ["abs vs neg", "neg vs abs", "on the gpu vs off it"]
+    table, elsewhere, flipped_table = (
+        tables[k] for k in ("abs vs neg", "on the gpu vs off it", "neg vs abs")
+    )
     assert "abs vs neg" in table.caption.get_text()
     # A comparison the same page made on another machine, on a path this build did not
     # take (a GPU's): shown apart, with the machines that ran it.
@@ -417,6 +427,8 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     elsewhere_heads = [th.get_text(" ") for th in elsewhere.select("thead th")]
     assert len(elsewhere_heads) == 2
     assert "Test Xeon + Test GPU (80 GiB)" in elsewhere_heads[1]
+    assert "neg vs abs" in flipped_table.caption.get_text()
+    assert "older version of this page" in flipped_table.select("thead th")[1].get_text(" ")
     heads = [th.get_text(" ") for th in table.select("thead th")]
     assert len(heads) == 4  # candidate, this build, and the two machines that ran it
     assert "this build" in heads[1]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -128,19 +129,35 @@ def elsewhere_table(key: str, others: list[dict[str, Any]], live: dict[str, Any]
     )
 
 
-def keys_only_elsewhere(live: dict[str, Any], others: list[dict[str, Any]]) -> list[str]:
-    """Return the comparisons other machines ran from this very page and this build did not.
+def still_made(key: str, source: str) -> bool:
+    """Whether the page's ``source`` still names every candidate of comparison ``key``.
 
-    Only records of the same page source count: the comparison is in the code the
-    page has now, on a path this machine did not take (a block that needs a GPU).
-    A record of an older version may hold comparisons the page no longer makes.
+    A key is its labels joined by " vs " (and " #2" for a repeat); each label must
+    appear as a string literal of the page. A label built at run time (an f-string)
+    does not, and the comparison is then not claimed.
+    """
+    labels = re.sub(r" #\d+$", "", key).split(" vs ")
+    return all(f'"{label}"' in source or f"'{label}'" in source for label in labels)
+
+
+def keys_only_elsewhere(
+    live: dict[str, Any], others: list[dict[str, Any]], source: str
+) -> dict[str, list[dict[str, Any]]]:
+    """Return the comparisons other machines ran from this page and this build did not.
+
+    Each key maps to the records that hold it. A record of the page's current source
+    counts: the comparison is in the code the page has now, on a path this machine did
+    not take (a block that needs a GPU). A record of an older version counts only where
+    the page still names the comparison's candidates (:func:`still_made`): it may hold
+    comparisons the page no longer makes.
     """
     mine = {c["key"] for c in live["comparisons"]}
-    found: list[str] = []
+    found: dict[str, list[dict[str, Any]]] = {}
     for other in others:
-        if other["source_sha256"] != live["source_sha256"]:
-            continue
-        found += [c["key"] for c in other["comparisons"] if c["key"] not in mine | set(found)]
+        same = other["source_sha256"] == live["source_sha256"]
+        for c in other["comparisons"]:
+            if c["key"] not in mine and (same or still_made(c["key"], source)):
+                found.setdefault(c["key"], []).append(other)
     return found
 
 
@@ -194,7 +211,9 @@ def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
     ]
     keys = [c["key"] for c in live["comparisons"]]
     shown = [o for o in others if any(c["key"] in keys for c in o["comparisons"])]
-    elsewhere = keys_only_elsewhere(live, others)
+    source = Path(app.confdir, "examples", f"{live['page']}.py")
+    text = source.read_text(encoding="utf-8") if source.exists() else ""
+    elsewhere = keys_only_elsewhere(live, others, text)
     if not (shown or elsewhere):
         return
     section = nodes.section(ids=["on-other-machines"], names=["on other machines"])
@@ -216,13 +235,7 @@ def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
                 "GPU)."
             )
         )
-    for key in elsewhere:
-        ran = [
-            o
-            for o in others
-            if o["source_sha256"] == live["source_sha256"]
-            and key in {c["key"] for c in o["comparisons"]}
-        ]
+    for key, ran in elsewhere.items():
         section += nodes.raw("", elsewhere_table(key, ran, live), format="html")
     doctree += section
 
