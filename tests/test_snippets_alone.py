@@ -132,11 +132,18 @@ def test_only_a_lost_gloo_connection_gets_a_second_run(tmp_path):
 
     lost, lost_runs = block("lost", "Gloo connectFullMesh failed: Connection closed by peer")
     broken, broken_runs = block("broken", "a real bug")
-    first, second = run_alone([lost, broken], jobs=1)
+    hidden, hidden_runs = block(  # torchrun started by the block, its ranks' output kept
+        "hidden",
+        "Command '['python', '-m', 'torch.distributed.run', '--standalone', "
+        "'--nproc-per-node=2', 'train.py']' returned non-zero exit status 1.",
+    )
+    first, second, third = run_alone([lost, broken, hidden], jobs=1)
     assert first.ok
     assert lost_runs.read_text() == "xx"
     assert not second.ok
     assert broken_runs.read_text() == "x"
+    assert third.ok
+    assert hidden_runs.read_text() == "xx"
 
 
 def test_html_blocks_are_the_python_blocks_without_interpreter_sessions(tmp_path):
