@@ -548,6 +548,22 @@ def test_a_later_release_retries_only_the_entries_that_did_not_work(tmp_path):
 # -- A build with an older torch ------------------------------------------------------------
 
 
+def _older_page(tmp_path, text: str):
+    """Test data only: an example page ``basics/p`` under ``tmp_path/examples``."""
+    page = tmp_path / "examples" / "basics" / "p.py"
+    page.parent.mkdir(parents=True)
+    page.write_text(text, encoding="utf-8")
+    return page
+
+
+def _older_build(tmp_path, state, releases: tuple[str, ...]):
+    """Test data only: what the older-torch policy reads of a Sphinx app."""
+    import types
+
+    config = types.SimpleNamespace(since_releases=releases, html_baseurl="https://x/")
+    return types.SimpleNamespace(config=config, confdir=str(tmp_path), _cheatsheet_since=state)
+
+
 def test_an_entry_needing_a_newer_torch_than_the_builds_does_not_run_and_says_why(
     tmp_path, monkeypatch
 ):
@@ -555,13 +571,11 @@ def test_an_entry_needing_a_newer_torch_than_the_builds_does_not_run_and_says_wh
 
     import since as since_ext
 
-    page = tmp_path / "examples" / "basics" / "p.py"
-    page.parent.mkdir(parents=True)
-    page.write_text(
+    page = _older_page(
+        tmp_path,
         '"""\nTitle\n=====\n"""\n\n'
         "# %%\n# .. _e-new:\n#\n# New\n# ---\n\nprint('new call')\n\n"
         "# %%\n# .. _e-old:\n#\n# Old\n# ---\n\nprint('old call')\n",
-        encoding="utf-8",
     )
     new, old = since_ext.page_entries(page, tmp_path)
     probes = _probes(tmp_path, "")
@@ -572,8 +586,7 @@ def test_an_entry_needing_a_newer_torch_than_the_builds_does_not_run_and_says_wh
                 page="basics/p"),
     ]  # fmt: skip
     state = compute(runs, {("basics/p", "e-new"): new, ("basics/p", "e-old"): old}, probes)
-    config = types.SimpleNamespace(since_releases=("2.4.1", "2.6.0"), html_baseurl="https://x/")
-    app = types.SimpleNamespace(config=config, confdir=str(tmp_path), _cheatsheet_since=state)
+    app = _older_build(tmp_path, state, ("2.4.1", "2.6.0"))
     monkeypatch.setattr("torch.__version__", "2.5.1+cpu")
     policy = since_ext.older_torch_policy(app)
     block = types.SimpleNamespace(lineno=int(new.blocks[0].origin.rsplit(":", 1)[1]))
@@ -596,11 +609,9 @@ def test_an_entry_whose_probe_never_ran_here_is_held_back_by_its_blocks_own_runs
 
     import since as since_ext
 
-    page = tmp_path / "examples" / "basics" / "p.py"
-    page.parent.mkdir(parents=True)
-    page.write_text(
+    page = _older_page(
+        tmp_path,
         '"""\nTitle\n=====\n"""\n\n# %%\n# .. _e-gpu:\n#\n# GPU\n# ---\n\nprint(1)\n',
-        encoding="utf-8",
     )
     [gpu] = since_ext.page_entries(page, tmp_path)
     probes = _probes(tmp_path, '[e-gpu]\ncall = "c()"\ncode = "import torch"\n')
@@ -614,8 +625,7 @@ def test_an_entry_whose_probe_never_ran_here_is_held_back_by_its_blocks_own_runs
     ]
     state = compute(runs, {("basics/p", "e-gpu"): gpu}, probes)
     assert "e-gpu" not in state.since  # the call was never measured: no since to show
-    config = types.SimpleNamespace(since_releases=("2.4.1", "2.6.0"), html_baseurl="https://x/")
-    app = types.SimpleNamespace(config=config, confdir=str(tmp_path), _cheatsheet_since=state)
+    app = _older_build(tmp_path, state, ("2.4.1", "2.6.0"))
     monkeypatch.setattr("torch.__version__", "2.5.1+cpu")
     block = types.SimpleNamespace(lineno=int(gpu.blocks[0].origin.rsplit(":", 1)[1]))
     said = since_ext.older_torch_policy(app)(block, {"src_file": str(page)})
@@ -630,12 +640,10 @@ def test_a_block_that_failed_under_the_builds_release_is_held_back_though_nothin
 
     import since as since_ext
 
-    page = tmp_path / "examples" / "basics" / "p.py"
-    page.parent.mkdir(parents=True)
-    page.write_text(
+    page = _older_page(
+        tmp_path,
         '"""\nTitle\n=====\n"""\n\n# %%\n# .. _e-mixed:\n#\n# Mixed\n# ---\n\nprint(1)\n'
         "\n# %%\n\nprint(2)\n",
-        encoding="utf-8",
     )
     [mixed] = since_ext.page_entries(page, tmp_path)
     probes = _probes(tmp_path, '[e-mixed]\ncall = "c()"\ncode = "import torch"\n')
@@ -648,8 +656,7 @@ def test_a_block_that_failed_under_the_builds_release_is_held_back_though_nothin
         _record("2.5.1", _row(mixed, code, skipped, works, skipped), page="basics/p"),
     ]
     state = compute(runs, {("basics/p", "e-mixed"): mixed}, probes)
-    config = types.SimpleNamespace(since_releases=("2.4.1", "2.5.1"), html_baseurl="https://x/")
-    app = types.SimpleNamespace(config=config, confdir=str(tmp_path), _cheatsheet_since=state)
+    app = _older_build(tmp_path, state, ("2.4.1", "2.5.1"))
     monkeypatch.setattr("torch.__version__", "2.4.1+cpu")
     policy = since_ext.older_torch_policy(app)
     first, second = (

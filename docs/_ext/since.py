@@ -710,34 +710,26 @@ def older_torch_policy(app: Sphinx) -> Any:
                 ):
                     needed, failed = alone.first, alone.last_failing
                     seen = f"it failed under {failed[0]}" if failed else seen
-                url = f"{app.config.html_baseurl}gallery/{entry.page}.html#{entry.label}"
-                hosted = (
-                    f"The hosted site shows its output under the torch it was built with: {url}"
-                )
                 if needed is not None:
-                    logger.info("not run under torch %s: %s needs %s", installed, code.origin,
-                                needed)  # fmt: skip
-                    said = (
-                        f"not run: this code needs torch {minor(needed)} or newer (measured, "
-                        f"{seen}) and this build has torch {installed}. {hosted}"
-                    )
-                    return f"print({said!r})\n"
-                # Dated as working, yet it failed under the newest release measured at or
-                # before this one (a later block of a working entry, an optional package's
-                # older API): it fails here too, so it is left out the same way.
-                runs = state.outcomes.get(entry.label, {}).get(n, {})
-                under = [
-                    v for v in runs if (v.major, v.minor) <= (installed.major, installed.minor)
-                ]
-                nearest = max(under, default=None)
-                if nearest is None or runs[nearest].status != FAILS:
-                    return None
-                error = runs[nearest].error
-                logger.info("not run under torch %s: %s failed under %s", installed, code.origin,
-                            nearest)  # fmt: skip
+                    why = f"needs torch {minor(needed)} or newer (measured, {seen})"
+                else:
+                    # The entry is dated no later than this torch (or not at all), yet this
+                    # block failed under the newest release measured at or before it (a
+                    # later block of the entry, an optional package's older API): it would
+                    # fail here too, so it is left out the same way.
+                    runs = state.outcomes.get(entry.label, {}).get(n, {})
+                    under = [
+                        v for v in runs if (v.major, v.minor) <= (installed.major, installed.minor)
+                    ]
+                    nearest = max(under, default=None)
+                    if nearest is None or runs[nearest].status != FAILS:
+                        return None
+                    why = f"failed under torch {nearest} (measured: {runs[nearest].error})"
+                logger.info("not run under torch %s: %s %s", installed, code.origin, why)
+                url = f"{app.config.html_baseurl}gallery/{entry.page}.html#{entry.label}"
                 said = (
-                    f"not run: this code failed under torch {nearest} (measured: {error}) and "
-                    f"this build has torch {installed}. {hosted}"
+                    f"not run: this code {why} and this build has torch {installed}. The hosted "
+                    f"site shows its output under the torch it was built with: {url}"
                 )
                 return f"print({said!r})\n"
         return None
