@@ -83,14 +83,23 @@ def _cell(comparison: dict[str, Any] | None, label: str) -> str:
     return "not recorded"
 
 
-def comparison_table(key: str, live: dict[str, Any], others: list[dict[str, Any]]) -> str:
-    """One HTML table: the live result and each other machine's, for one comparison."""
-    by_key = {c["key"]: c for c in live["comparisons"]}
-    current = by_key[key]
+def comparison_table(
+    key: str, live: dict[str, Any], others: list[dict[str, Any]], *, here: bool = True
+) -> str:
+    """One HTML table of one comparison: the live result and each other machine's.
+
+    With ``here=False`` this build did not run the comparison (a GPU's, say): the table
+    holds the other machines' columns alone, and its caption says so.
+    """
+
+    def of(record: dict[str, Any]) -> dict[str, Any] | None:
+        return {c["key"]: c for c in record["comparisons"]}.get(key)
+
+    columns = [(o, of(o), live) for o in others]
+    if here:
+        columns.insert(0, (live, of(live), None))
+    current = columns[0][1]
     labels = [m["label"] for m in current["measurements"]]
-    columns = [(live, current, None)] + [
-        (o, {c["key"]: c for c in o["comparisons"]}.get(key), live) for o in others
-    ]
     head = "".join(f'<th scope="col">{_stamp(r, ref)}</th>' for r, _, ref in columns)
     rows = "".join(
         f'<tr><th scope="row"><code>{html.escape(label)}</code></th>'
@@ -99,29 +108,7 @@ def comparison_table(key: str, live: dict[str, Any], others: list[dict[str, Any]
         for label in labels
     )
     caption = f"{html.escape(key)}: speedup over {html.escape(current['baseline'])}, 95% interval"
-    return (
-        f'<div class="pst-scrollable-table-container"><table class="table records-table">'
-        f'<caption>{caption}</caption><thead><tr><th scope="col">candidate</th>{head}'
-        f"</tr></thead><tbody>{rows}</tbody></table></div>"
-    )
-
-
-def elsewhere_table(key: str, others: list[dict[str, Any]], live: dict[str, Any]) -> str:
-    """One HTML table of a comparison this build did not run: each machine that did."""
-    columns = [(o, {c["key"]: c for c in o["comparisons"]}[key]) for o in others]
-    first = columns[0][1]
-    labels = [m["label"] for m in first["measurements"]]
-    head = "".join(f'<th scope="col">{_stamp(r, live)}</th>' for r, _ in columns)
-    rows = "".join(
-        f'<tr><th scope="row"><code>{html.escape(label)}</code></th>'
-        + "".join(f"<td>{html.escape(_cell(c, label))}</td>" for _, c in columns)
-        + "</tr>"
-        for label in labels
-    )
-    caption = (
-        f"{html.escape(key)}: speedup over {html.escape(first['baseline'])}, 95% interval "
-        "(not run by this build)"
-    )
+    caption += "" if here else " (not run by this build)"
     return (
         f'<div class="pst-scrollable-table-container"><table class="table records-table">'
         f'<caption>{caption}</caption><thead><tr><th scope="col">candidate</th>{head}'
@@ -236,7 +223,7 @@ def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
             )
         )
     for key, ran in elsewhere.items():
-        section += nodes.raw("", elsewhere_table(key, ran, live), format="html")
+        section += nodes.raw("", comparison_table(key, live, ran, here=False), format="html")
     doctree += section
 
 
