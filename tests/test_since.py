@@ -419,6 +419,30 @@ def test_a_record_that_is_not_json_fails_naming_its_file(tmp_path):
         records.read_record(path)
 
 
+def test_the_build_checks_a_record_once_until_it_changes_and_a_bad_one_every_time(
+    tmp_path, monkeypatch
+):
+    import machines
+
+    checked, read = [], records.read_record
+    monkeypatch.setattr(records, "read_record", lambda p: checked.append(p) or read(p))
+    path = tmp_path / "results" / "m" / "p" / "a.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(_valid_record()))
+    first = machines.load_records(tmp_path / "results")
+    first[0]["page"] = "changed by a caller"
+    second = machines.load_records(tmp_path / "results")
+    assert len(checked) == 1
+    assert second[0]["page"] == "p/a" and second[0]["_path"] == "results/m/p/a.json"
+    spoiled = _valid_record()
+    spoiled.pop("machine")
+    path.write_text(json.dumps(spoiled, indent=1))  # another size: read again
+    for _ in range(2):
+        with pytest.raises(records.RecordError, match="'machine' is a required"):
+            machines.load_records(tmp_path / "results")
+    assert len(checked) == 3
+
+
 # -- The committed records and the project's bounds -----------------------------------------
 
 
