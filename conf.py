@@ -74,11 +74,10 @@ sphinx_gallery_conf = {
     "gallery_dirs": "gallery",
     # Every file in examples/ is executed: no name decides whether a page runs.
     # Drafting aid: CHEATSHEET_RUN_ONLY=<regex of paths> runs only the examples it
-    # matches and shows the others without output; the published build never sets it.
-    # A merge of shards (docs/_ext/shards.py) runs none: every page's output comes from one.
-    "filename_pattern": r"(?!)"
-    if os.environ.get("CHEATSHEET_MERGE")
-    else os.environ.get("CHEATSHEET_RUN_ONLY", r".*"),
+    # matches; the others keep their last output (docs/_ext/freshpage.py applies it).
+    # The published build never sets it. A merge of shards (docs/_ext/shards.py) runs
+    # none: every page's output comes from one.
+    "filename_pattern": r"(?!)" if os.environ.get("CHEATSHEET_MERGE") else r".*",
     "subsection_order": [
         "../examples/basics",
         "../examples/errors",

@@ -621,6 +621,32 @@ def test_a_change_to_the_helper_package_runs_every_page_again(project, passing_b
     assert _examples_run(result) == len(PAGES)
 
 
+def test_a_build_of_chosen_pages_runs_only_them_and_keeps_the_others(
+    project, passing_build, mini_site
+):
+    """`nox -s docs -- <page>.py`: that page runs; the rest stay as their last run left them."""
+    topic = project / "examples" / "basics"
+    edited = {name: (topic / f"{name}.py").read_text() for name in ("reads_state", "leaves_state")}
+    kept = _output(project, "sets_state")
+    try:
+        for name, text in edited.items():
+            (topic / f"{name}.py").write_text(text + f'\nprint("{name}, edited")\n')
+        chosen = mini_site.build(project, CHEATSHEET_RUN_ONLY=r"(basics/reads_state\.py)$")
+        assert chosen.returncode == 0, chosen.stdout + chosen.stderr
+        assert _examples_run(chosen) == 1
+        assert "reads_state, edited" in _output(project, "reads_state")
+        assert _output(project, "sets_state") == kept  # unchanged and left out: kept
+        assert _output(project, "leaves_state") == ""  # changed and left out: not run yet...
+        after = mini_site.build(project)  # ...so the next build runs it, and nothing else
+        assert after.returncode == 0, after.stdout + after.stderr
+        assert _examples_run(after) == 1
+        assert "leaves_state, edited" in _output(project, "leaves_state")
+    finally:
+        for name, text in edited.items():
+            (topic / f"{name}.py").write_text(text)
+        assert mini_site.build(project).returncode == 0
+
+
 @contextlib.contextmanager
 def _extra_pages(root: Path, pages: dict[str, str]) -> Iterator[None]:
     with contextlib.ExitStack() as stack:

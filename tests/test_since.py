@@ -433,7 +433,8 @@ def test_the_build_checks_a_record_once_until_it_changes_and_a_bad_one_every_tim
     first[0]["page"] = "changed by a caller"
     second = machines.load_records(tmp_path / "results")
     assert len(checked) == 1
-    assert second[0]["page"] == "p/a" and second[0]["_path"] == "results/m/p/a.json"
+    assert second[0]["page"] == "p/a"
+    assert second[0]["_path"] == "results/m/p/a.json"
     spoiled = _valid_record()
     spoiled.pop("machine")
     path.write_text(json.dumps(spoiled, indent=1))  # another size: read again

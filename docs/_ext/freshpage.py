@@ -18,9 +18,11 @@ a warning still fails a strict build.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import pickle
+import re
 import struct
 import sys
 import traceback
@@ -41,6 +43,28 @@ _original: Callable[..., Any] = gen_rst.generate_file_rst
 _PRELOAD = ("torch", "numpy", "matplotlib.pyplot")
 
 
+# CHEATSHEET_RUN_ONLY=<regex of paths> runs only the pages it matches (`nox -s docs --
+# <page>.py`, a shard, the benchmark pages). It is applied here, page by page, and not as
+# sphinx-gallery's filename_pattern: a change of that setting is a change of Sphinx's
+# configuration, which reads and writes every document again. A page it leaves out keeps
+# what its last run left when that run is of its current source (its .md5 matches); one
+# that never ran, or changed since, shows without output and gets no .md5, so the next
+# build runs it. Each page runs in a process of its own, so which pages ran beside it
+# does not change what it prints, and a page kept from an earlier build is what it would
+# print now.
+RUN_ONLY = "CHEATSHEET_RUN_ONLY"
+
+
+def _run_only(gallery_conf: dict[str, Any], source: Path) -> dict[str, Any]:
+    """``gallery_conf``, or a copy that does not run ``source`` when CHEATSHEET_RUN_ONLY leaves it out."""
+    pattern = os.environ.get(RUN_ONLY)
+    if not pattern or re.search(pattern, str(source)):
+        return gallery_conf
+    left_out = copy.copy(gallery_conf)
+    left_out["filename_pattern"] = r"(?!)"
+    return left_out
+
+
 def _will_execute(fname: str, target_dir: str, src_dir: str, gallery_conf: dict[str, Any]) -> bool:
     """Whether sphinx-gallery is about to run the page (its md5 record is missing or old)."""
     source = Path(src_dir, fname)
@@ -57,6 +81,7 @@ def generate_file_rst(
     fname: str, target_dir: str, src_dir: str, gallery_conf: dict[str, Any]
 ) -> tuple[Any, ...]:
     """sphinx-gallery's ``generate_file_rst``, in a process of its own when the page runs."""
+    gallery_conf = _run_only(gallery_conf, Path(src_dir, fname))
     if not _will_execute(fname, target_dir, src_dir, gallery_conf):
         return _original(fname, target_dir, src_dir, gallery_conf)
     if hasattr(os, "fork") and sys.platform == "linux":

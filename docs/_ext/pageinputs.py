@@ -76,7 +76,8 @@ def torch_version() -> str:
 
 # Environment variables that change what a page prints: the device choice, the threads
 # torch starts with, the C++ compiler Inductor calls, the ranks a script thinks it has,
-# what torch logs, the CPU kernels ATen picks, the MPS fallback; and the page filter.
+# what torch logs, the CPU kernels ATen picks, the MPS fallback. (Not CHEATSHEET_RUN_ONLY:
+# which pages run does not change what a page prints, each in a process of its own.)
 PAGE_ENVIRON = (
     "CHEATSHEET_DEVICE",
     "CUDA_VISIBLE_DEVICES",
@@ -87,7 +88,6 @@ PAGE_ENVIRON = (
     "TORCH_LOGS",
     "ATEN_CPU_CAPABILITY",
     "PYTORCH_ENABLE_MPS_FALLBACK",
-    "CHEATSHEET_RUN_ONLY",
 )
 # Every TORCHINDUCTOR_* variable counts too (Inductor reads dozens of them).
 PAGE_ENVIRON_PREFIXES = ("TORCHINDUCTOR_",)
