@@ -112,3 +112,22 @@ def test_the_install_cell_installs_what_it_is_given_and_never_torch():
         install == '%pip install --quiet "cheatsheet @ git+https://example.org/repo" "onnx>=1.18"'
     )
     assert "torch.__version__" in cell
+
+
+def test_a_page_s_text_in_one_run_is_each_block_s_own_run(examples, tmp_path):
+    links = tmp_path / "links.json"
+    targets = notebooks.link_targets(examples, "gallery", SITE)
+    links.write_text(json.dumps({k: asdict(v) for k, v in targets.items()}), encoding="utf-8")
+    options = notebooks.pandoc_options(links)
+    blocks = [
+        "Tensors\n=======\n\nOne sentence with ``code``.\n",
+        "Zeros: ``torch.zeros``\n----------------------\nSee :ref:`basics-zeros`.\n\n- a\n- list",
+        "A literal block::\n\n    x = 1\n",
+        ".. note::\n\n   Inside a directive.",
+        "===== =====\nhead  cell\n===== =====\nA     B\n===== =====\n",
+        "Sub-heading\n~~~~~~~~~~~\n\nUnder a third style.\n",
+    ]
+    alone = [pypandoc.convert_text(b, to="md", format="rst", **options) for b in blocks]
+    assert notebooks.convert_together(blocks, options) == alone
+    # A block with no Markdown of its own cannot be told apart: it gets its own run.
+    assert notebooks.convert_together(["One.", ".. a comment only", "Two."], options)[1] is None
