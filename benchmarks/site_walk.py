@@ -14,6 +14,12 @@ Where the time goes, and why the walk is shaped the way it is:
   blocks; those colours are measured once, by their own test, and axe leaves them out. Several tabs of one browser context each have a renderer of
   their own, so the walk keeps a few pages in flight: while one tab runs axe, the
   next loads. A browser context is made once per viewport and mode, not per page.
+- A colour mode changes colours, not what a page shows: this site's dark mode and the
+  theme's set colours and a filter on plots. So the light walks run every axe rule and
+  the dark walks only the rules that read colours (``COLOUR_RULES``): the others would
+  judge the same elements again, at about half of axe's time. Every walk records which
+  elements each page shows, and the tests check that the dark walk saw what the light
+  one did, page by page; a dark mode that shows something else fails there.
 - Nothing intercepts requests (a Playwright route turns Chromium's cache off, and every
   page would fetch the theme's styles and scripts again); Chromium itself blocks what is
   outside the site, and any request that leaves it is reported all the same.
@@ -54,6 +60,10 @@ TABS = 2
 # Lighthouse's desktop network: a page arrives in pieces, as it does for a reader.
 NETWORK = {"offline": False, "latency": 40, "downloadThroughput": 10 * 1024 * 1024 / 8,
            "uploadThroughput": 10 * 1024 * 1024 / 8}  # fmt: skip
+# The axe rules whose result a colour mode can change: text contrast, and links told
+# apart from the text around them by colour.
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+
 # After the load event: time for the site's and the theme's scripts to finish what they
 # do on load, before the layout shift is read.
 SETTLE_MS = 250
@@ -69,7 +79,7 @@ CHOOSE_MODE = """localStorage.setItem("mode", "{mode}"); localStorage.setItem("t
 #     their @import against the page, asking for files that do not exist);
 #     label-content-name-mismatch is experimental in axe, so off unless asked for; the
 #     code's token colours are left to test_code_token_colours_are_legible_in_both_modes.
-_CHECK = """settleMs => {
+_CHECK = """([settleMs, onlyRules]) => {
   const describe = node => {
     const element = node && (node.nodeType === 1 ? node : node.parentElement);
     if (!element) return "(a node no longer in the page)";
@@ -92,6 +102,16 @@ _CHECK = """settleMs => {
     observer.disconnect();
     const root = document.documentElement;
     const theme = root.dataset.theme;
+    // What the page shows: each rendered element, by tag and id, in document order,
+    // folded into a short FNV-1a hash (compared across colour modes).
+    let shown = 0x811c9dc5;
+    for (const element of document.body.querySelectorAll("*")) {
+      if (!element.checkVisibility({visibilityProperty: true})) continue;
+      const name = element.tagName + (element.id ? "#" + element.id : "") + " ";
+      for (let i = 0; i < name.length; i++) {
+        shown = Math.imul(shown ^ name.charCodeAt(i), 0x01000193) >>> 0;
+      }
+    }
     const article = document.querySelector(".bd-article-container");
     const widths = [root.scrollWidth, root.clientWidth,
                     article ? article.scrollWidth - article.clientWidth : 0];
@@ -100,18 +120,17 @@ _CHECK = """settleMs => {
     // in both modes, once. axe measures everything else, which takes half the time.
     axe.configure({rules: [{id: "color-contrast", selector: "*:not(.highlight pre span)"}]});
     const started = performance.now();
-    const results = await axe.run(document, {
-      resultTypes: ["violations"],
-      preload: false,
-      rules: {"label-content-name-mismatch": {enabled: true}},
-    });
+    const options = {resultTypes: ["violations"], preload: false};
+    if (onlyRules) options.runOnly = {type: "rule", values: onlyRules};
+    else options.rules = {"label-content-name-mismatch": {enabled: true}};
+    const results = await axe.run(document, options);
     const axeMs = performance.now() - started;
     const violations = results.violations.map(v => ({
       id: v.id,
       impact: v.impact,
       nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ")),
     }));
-    return {shifts, theme, widths, violations, axeMs};
+    return {shifts, theme, widths, violations, axeMs, shown: shown.toString(16)};
   })();
 }"""
 
@@ -147,6 +166,11 @@ class Visit:
         The colour theme the page showed (``data-theme`` of its root element).
     axe : list[dict]
         axe-core's serious and critical violations: rule id, impact, up to three nodes.
+    axe_rules : str
+        Which axe rules ran: ``"all"``, or the names of the few that did.
+    shown : str
+        A hash of the elements the page rendered (tag and id, in order): equal in two
+        colour modes when both showed the same elements.
     console_errors, failed_requests : list[str]
         Console errors and uncaught exceptions; requests that failed, answered 400 or
         more, or went outside the site.
@@ -166,6 +190,8 @@ class Visit:
     page: str
     theme: str = ""
     axe: list[dict] = field(default_factory=list)
+    axe_rules: str = "all"
+    shown: str = ""
     console_errors: list[str] = field(default_factory=list)
     failed_requests: list[str] = field(default_factory=list)
     scroll_width: int = 0
@@ -244,10 +270,11 @@ def axe_script() -> str:
 class _Tab:
     """A tab of the walk: the page it is on, and what that page has shown so far."""
 
-    def __init__(self, context, base_url: str, axe: str) -> None:
+    def __init__(self, context, base_url: str, axe: str, rules: tuple[str, ...] | None) -> None:
         self.page = context.new_page()
         self.base_url = base_url
         self.axe = axe
+        self.rules = list(rules) if rules else None
         self.visit = Visit(page="")
         self.started = 0.0
         cdp = context.new_cdp_session(self.page)
@@ -290,7 +317,7 @@ class _Tab:
         loaded = time.perf_counter()
         self.page.evaluate(self.axe)
         self.started = time.perf_counter()
-        self.page.evaluate(_CHECK, SETTLE_MS)
+        self.page.evaluate(_CHECK, [SETTLE_MS, self.rules])
         self.visit.load_s, self.visit.inject_s = loaded - start, self.started - loaded
 
     def finish(self) -> Visit:
@@ -300,6 +327,8 @@ class _Tab:
         visit.check_s = time.perf_counter() - self.started
         visit.axe_s = found["axeMs"] / 1000
         visit.theme = found["theme"]
+        visit.shown = found["shown"]
+        visit.axe_rules = ", ".join(self.rules) if self.rules else "all"
         visit.scroll_width, visit.client_width, visit.article_overflow = found["widths"]
         visit.shifts = [Shift(**shift) for shift in found["shifts"]]
         visit.axe = [v for v in found["violations"] if v["impact"] in SERIOUS]
@@ -307,7 +336,14 @@ class _Tab:
 
 
 def walk(
-    browser, base_url: str, paths: list[str], viewport: str, mode: str, *, tabs: int = TABS
+    browser,
+    base_url: str,
+    paths: list[str],
+    viewport: str,
+    mode: str,
+    *,
+    tabs: int = TABS,
+    rules: tuple[str, ...] | None = None,
 ) -> dict[str, Visit]:
     """Visit every page of ``paths`` in one viewport and colour mode; return what each showed.
 
@@ -326,11 +362,14 @@ def walk(
         mode the site's switcher remembers.
     tabs : int
         Pages in flight at once.
+    rules : tuple of str, optional
+        The axe rules to run; every rule when not given. :func:`rules_for` says which
+        rules a walk in each mode runs.
     """
     context = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=mode)
     context.add_init_script(script=CHOOSE_MODE.format(mode=mode))
     axe = axe_script()
-    idle = [_Tab(context, base_url, axe) for _ in range(max(1, tabs))]
+    idle = [_Tab(context, base_url, axe, rules) for _ in range(max(1, tabs))]
     in_flight: deque[_Tab] = deque()
     visits: dict[str, Visit] = {}
     try:
@@ -349,6 +388,11 @@ def walk(
     finally:
         context.close()
     return {path: visits[path] for path in paths}
+
+
+def rules_for(mode: str) -> tuple[str, ...] | None:
+    """Return the axe rules a walk in ``mode`` runs: all in light mode, the colour rules in dark."""
+    return COLOUR_RULES if mode == "dark" else None
 
 
 # -- The benchmark ---------------------------------------------------------------------
@@ -393,7 +437,8 @@ def main(argv: list[str] | None = None) -> int:
             for combo in args.only or combos:
                 viewport, mode = combo.split("-")
                 start = time.perf_counter()
-                visits = walk(browser, base_url, paths, viewport, mode, tabs=tabs)
+                visits = walk(browser, base_url, paths, viewport, mode, tabs=tabs,
+                              rules=rules_for(mode))  # fmt: skip
                 seconds = time.perf_counter() - start
                 total += seconds
                 print(_summary(f"{combo} x{tabs}", seconds, visits), flush=True)

@@ -3,7 +3,9 @@
 One walk per viewport and colour mode (benchmarks/site_walk.py, which `nox -s walkperf`
 times) visits every page once and records what it finds; each test then states one
 claim about that record. axe-core (shipped by the pinned axe-playwright-python package,
-so nothing is fetched) checks each page as the reader sees it in that viewport and mode.
+so nothing is fetched) checks each page as the reader sees it in that viewport and mode:
+with every rule in light mode, with the rules that read colours in dark mode, whose pages
+must show the same elements (checked here, page by page).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from site_walk import MODES, VIEWPORTS, Visit, pages, serve, walk
+from site_walk import COLOUR_RULES, MODES, VIEWPORTS, Visit, pages, rules_for, serve, walk
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -37,7 +39,13 @@ def site_url(site: Path) -> Iterator[str]:
 def visits(request, browser, site_url, site) -> dict[str, Visit]:
     """Visit every page in one viewport and mode; return what each one showed."""
     viewport, mode = request.param
-    return walk(browser, site_url, pages(site), viewport, mode)
+    found = walk(browser, site_url, pages(site), viewport, mode, rules=rules_for(mode))
+    _WALKED[viewport, mode] = found
+    return found
+
+
+# Each walk's visits, for the test that compares a dark walk with the light one.
+_WALKED: dict[tuple[str, str], dict[str, Visit]] = {}
 
 
 def _report(findings: dict[str, object]) -> str:
@@ -87,3 +95,41 @@ def test_no_page_shifts_its_layout_while_it_loads(visits):
         f"pages whose layout shifts by more than {MAX_LAYOUT_SHIFT} as they load "
         f"(cumulative layout shift, then each shift and the nodes it moved):\n{_report(found)}"
     )
+
+
+def test_dark_mode_shows_the_elements_light_mode_shows(visits, request, browser, site_url, site):
+    """The dark walks run only axe's colour rules (site_walk.py says why): that holds while
+    a dark page shows the elements its light page shows, which this checks page by page."""
+    viewport, mode = request.node.callspec.params["visits"]
+    if mode == "light":
+        assert all(v.axe_rules == "all" for v in visits.values())
+        return
+    light = _WALKED.get((viewport, "light")) or walk(
+        browser, site_url, pages(site), viewport, "light", rules=COLOUR_RULES
+    )
+    differ = [page for page, v in visits.items() if v.shown != light[page].shown]
+    assert not differ, (
+        f"pages that show other elements in dark mode than in light mode ({viewport}): "
+        f"their dark walk must run every axe rule, not only the colour rules: {differ}"
+    )
+
+
+def test_a_dark_mode_that_hides_an_element_shows_in_the_walk(tmp_path, browser):
+    """The comparison above can fail: a page whose dark mode hides a link walks differently."""
+    (tmp_path / "404.html").write_text('<link href="/_static/x.css">', encoding="utf-8")
+    (tmp_path / "page.html").write_text(
+        "<!doctype html><html lang=en><head><title>t</title><script>"
+        'document.documentElement.dataset.theme = localStorage.getItem("mode");</script>'
+        "<style>html[data-theme=dark] .only-light { display: none }</style></head>"
+        '<body><main><p>text</p><a class="only-light" href="#">a link</a></main></body></html>',
+        encoding="utf-8",
+    )
+    server = serve(tmp_path)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        light, dark = (walk(browser, url, ["page.html"], "wide", m)["page.html"] for m in MODES)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (light.theme, dark.theme) == ("light", "dark")
+    assert light.shown != dark.shown
