@@ -4,10 +4,10 @@ sphinx-gallery writes a page's notebook when it runs the page. Two things it lea
 this module:
 
 - Its text blocks are reStructuredText. With sphinx-gallery's ``pypandoc`` option,
-  pandoc converts them (a page's blocks in one run, below), with ``notebook_markdown.lua`` (beside this file) as its
-  reader and filter: headings keep the page's levels, the site's roles become links to
-  the published site (labels read here from the example sources), tables become pipe
-  tables.
+  pandoc converts them (a page's blocks in one run, below), with
+  ``notebook_markdown.lua`` (beside this file) as its reader and filter: headings keep
+  the page's levels, the site's roles become links to the published site (labels read
+  here from the example sources), tables become pipe tables.
 - Its ``first_notebook_cell`` is one cell for every page. After the gallery is written,
   each notebook's first cell is made to install the helper package and the optional
   packages that this page imports (from the ``docs`` dependency group), and never torch:
