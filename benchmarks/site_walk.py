@@ -17,9 +17,10 @@ Where the time goes, and why the walk is shaped the way it is:
 - A colour mode changes colours, not what a page shows: this site's dark mode and the
   theme's set colours and a filter on plots. So the light walks run every axe rule and
   the dark walks only the rules that read colours (``COLOUR_RULES``): the others would
-  judge the same elements again, at about half of axe's time. Every walk records which
-  elements each page shows, and the tests check that the dark walk saw what the light
-  one did, page by page; a dark mode that shows something else fails there.
+  judge the same elements again (this benchmark prints each walk's axe time). Every
+  walk records which elements each page shows, and the tests check that the dark walk
+  saw what the light one did, page by page; a dark mode that shows something else
+  fails there.
 - Nothing intercepts requests (a Playwright route turns Chromium's cache off, and every
   page would fetch the theme's styles and scripts again); Chromium itself blocks what is
   outside the site, and any request that leaves it is reported all the same.
