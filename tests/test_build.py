@@ -647,6 +647,79 @@ def test_a_build_of_chosen_pages_runs_only_them_and_keeps_the_others(
         assert mini_site.build(project).returncode == 0
 
 
+# Two pages that measure nothing, each waiting (up to a minute) to see the other start, and
+# a page that opts out of running beside others. Each notes its start and end in one log.
+SIDE_BY_SIDE = '''r"""
+Side {name}
+=======
+
+Waits to see side {other} start.
+"""
+
+# %%
+import os
+import pathlib
+import time
+
+log = pathlib.Path(os.environ["SIDE_BY_SIDE_LOG"])
+with log.open("a") as f:
+    f.write("start {name}\\n")
+for _ in range(600):
+    if "start {other}" in log.read_text():
+        break
+    time.sleep(0.1)
+print("met {other}:", "start {other}" in log.read_text())
+time.sleep({linger})
+with log.open("a") as f:
+    f.write("end {name}\\n")
+'''
+
+RUNS_ALONE = '''r"""
+Side alone
+==========
+
+Opts out of running beside other pages.
+"""
+
+# %%
+# sphinx_gallery_parallel = False
+import os
+import pathlib
+
+log = pathlib.Path(os.environ["SIDE_BY_SIDE_LOG"])
+with log.open("a") as f:
+    f.write("start alone\\n")
+print("ran")
+with log.open("a") as f:
+    f.write("end alone\\n")
+'''
+
+
+def test_pages_that_measure_nothing_run_side_by_side_and_one_that_opts_out_runs_alone(
+    project, passing_build, mini_site, tmp_path
+):
+    log = tmp_path / "log"
+    log.write_text("")
+    pages = {  # sphinx-gallery asks for them in this order: unlisted pages go by name
+        "side_a": SIDE_BY_SIDE.format(name="a", other="b", linger=0),
+        "side_alone": RUNS_ALONE,
+        "side_b": SIDE_BY_SIDE.format(name="b", other="a", linger=2),
+    }
+    with _extra_pages(project, pages):
+        result = mini_site.build(project, SIDE_BY_SIDE_LOG=str(log), CHEATSHEET_PAGE_JOBS="2")
+        assert result.returncode == 0, result.stdout + result.stderr
+        outputs = {name: _output(project, name) for name in pages}
+    assert "met b: True" in outputs["side_a"]
+    assert "met a: True" in outputs["side_b"]
+    assert "ran" in outputs["side_alone"]
+    events = log.read_text().splitlines()
+    before = events[: events.index("start alone")]
+    running = {e.split()[1] for e in before if e.startswith("start")}
+    running -= {e.split()[1] for e in before if e.startswith("end")}
+    assert not running, f"side {running} still ran when the page that runs alone started"
+    assert events[events.index("start alone") + 1] == "end alone", events
+
+
 @contextlib.contextmanager
 def _extra_pages(root: Path, pages: dict[str, str]) -> Iterator[None]:
     with contextlib.ExitStack() as stack:

@@ -1,4 +1,4 @@
-"""The site's build hooks in docs/_ext/: sitebuild.py, pagestate.py, pageinputs.py."""
+"""The site's build hooks in docs/_ext/: sitebuild.py, pagestate.py, pageinputs.py, freshpage.py."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ import torch._dynamo.config
 import torch._inductor.config
 
 ROOT = Path(__file__).resolve().parents[1]
-import pageinputs  # these three on the path through pytest's pythonpath setting
+import freshpage  # these four on the path through pytest's pythonpath setting
+import pageinputs
 import pagestate
 import sitebuild
 
@@ -309,3 +310,59 @@ def test_a_switch_or_config_this_torch_lacks_is_left_out_not_an_error():
     assert not pagestate._exists(lambda: (missing, None))
     assert not pagestate._exists(lambda: (no_device, None))
     assert pagestate._exists(lambda: (lambda: 1, None))
+
+
+_PAGE = 'r"""\nA page\n======\n\nSays what it does.\n"""\n\n# %%\nimport torch\n\n{code}\n'
+
+
+@pytest.mark.parametrize(
+    ("code", "alone"),
+    [
+        ("x = torch.ones(3)\nprint(x.sum())", False),
+        ("from cheatsheet import compare\ncompare({'a': lambda: 1, 'b': lambda: 2})", True),
+        ("import time\nstart = time.perf_counter()", True),
+        ("from torch.profiler import profile\nwith profile() as p:\n    pass", True),
+        ("# torchrun --nproc-per-node=2 train.py\nimport torch.distributed as dist", True),
+        ("import torch.distributed as dist\ndist.init_process_group('gloo')", True),
+        ("import subprocess\nsubprocess.run(['python', '-c', 'print(1)'])", False),
+        ("# sphinx_gallery_parallel = False\nx = torch.ones(3)", True),
+    ],
+    ids=["plain", "compare", "clock", "profiler", "torchrun", "ranks", "subprocess", "opts-out"],
+)
+def test_a_page_that_measures_or_starts_ranks_runs_alone(tmp_path, code, alone):
+    page = tmp_path / "page.py"
+    page.write_text(_PAGE.format(code=code), encoding="utf-8")
+    assert freshpage.runs_alone(page) is alone
+
+
+def test_every_page_whose_record_measured_or_ran_a_script_runs_alone():
+    # The rule reads the source before a page runs; the pages' records say what each did.
+    import json
+
+    records = ROOT / "docs" / "gallery"
+    if not any(records.glob("*/*.record.json")):
+        pytest.skip("no page has run yet: nox -s docs")
+    missed = []
+    for record in sorted(records.glob("*/*.record.json")):
+        data = json.loads(record.read_text(encoding="utf-8"))
+        source = ROOT / "examples" / record.parent.name / record.name.replace(".record.json", ".py")
+        did = data["comparisons"] or data["measurements"] or data.get("scripts")
+        if source.exists() and did and not freshpage.runs_alone(source):
+            missed.append(data["page"])
+    assert not missed, f"pages that measured or ran ranks, but would run beside others: {missed}"
+
+
+def test_a_page_run_beside_others_that_still_measured_fails_naming_the_fix(tmp_path):
+    (tmp_path / "sneaky.record.json").write_text('{"comparisons": [{"key": "a vs b"}]}')
+    with pytest.raises(RuntimeError, match=r"sneaky\.py ran beside other pages.*comparisons"):
+        freshpage._check_measured_nothing("sneaky.py", str(tmp_path))
+    (tmp_path / "quiet.record.json").write_text('{"comparisons": [], "measurements": []}')
+    freshpage._check_measured_nothing("quiet.py", str(tmp_path))
+
+
+def test_the_number_of_pages_at_once_is_checked(monkeypatch):
+    monkeypatch.setenv(freshpage.JOBS, "0")
+    with pytest.raises(ValueError, match="1 or more"):
+        freshpage._jobs()
+    monkeypatch.setenv(freshpage.JOBS, "3")
+    assert freshpage._jobs() == 3
