@@ -64,7 +64,9 @@ except ValueError as err:
 # %%
 # Fix: start the script with ``torchrun``, which runs one process per rank with the
 # variables set (or pass ``init_method``, ``rank`` and ``world_size`` yourself, as above).
-# Here ``python -m torch.distributed.run`` (the same program as ``torchrun``) starts two:
+# Here ``python -m torch.distributed.run`` (the same program as ``torchrun``) starts two.
+# ``--tee=3`` hands each rank's output on line by line, named by rank: two ranks that
+# print at once otherwise share one stream, and their lines can run together.
 import subprocess
 import sys
 import tempfile
@@ -84,7 +86,7 @@ script = textwrap.dedent(
 )
 with tempfile.TemporaryDirectory() as tmp:
     Path(tmp, "train.py").write_text(script)
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--tee=3"]
     run = subprocess.run(
         [*command, "--nproc-per-node=2", "train.py"],
         cwd=tmp,
