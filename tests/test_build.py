@@ -720,6 +720,34 @@ def test_pages_that_measure_nothing_run_side_by_side_and_one_that_opts_out_runs_
     assert events[events.index("start alone") + 1] == "end alone", events
 
 
+CRASHES = '''r"""
+Crashes
+=======
+
+Ends its interpreter from C, leaving no traceback, while another page runs beside it.
+"""
+
+# %%
+import os
+
+os.abort()
+'''
+
+
+def test_a_page_that_crashes_its_interpreter_fails_the_build_naming_it(
+    project, passing_build, mini_site, tmp_path
+):
+    log = tmp_path / "log"
+    log.write_text("start b\n")  # side a meets it at once
+    pages = {"crashes": CRASHES, "side_a": SIDE_BY_SIDE.format(name="a", other="b", linger=0)}
+    with _extra_pages(project, pages):
+        result = mini_site.build(project, SIDE_BY_SIDE_LOG=str(log), CHEATSHEET_PAGE_JOBS="2")
+    assert result.returncode != 0
+    assert "the process that ran crashes.py ended (killed by SIGABRT) before it returned" in (
+        result.stdout + result.stderr
+    )
+
+
 @contextlib.contextmanager
 def _extra_pages(root: Path, pages: dict[str, str]) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
