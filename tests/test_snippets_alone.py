@@ -110,6 +110,19 @@ def test_a_failing_exit_code_and_a_hung_block_are_failures():
     assert "timed out" in second.output
 
 
+@pytest.mark.slow
+def test_a_free_server_takes_the_next_block_while_another_runs_a_slow_one():
+    # Two servers, blocks slow-fast-slow-fast: split in turn, both slow blocks would go to
+    # one server; taken as servers come free, the second runs beside the first.
+    slow = "import os, time\nprint(os.getppid())\ntime.sleep(2)\n"
+    fast = "import os\nprint(os.getppid())\n"
+    blocks = [Block(f"b{n}", code) for n, code in enumerate([slow, fast, slow, fast])]
+    outcomes = run_alone(blocks, jobs=2)
+    assert all(o.ok for o in outcomes), [o.output for o in outcomes]
+    servers = [o.output.split()[0] for o in outcomes]
+    assert servers[0] != servers[2]
+
+
 @pytest.mark.parametrize("fresh", [False, True])
 def test_a_block_killed_by_a_signal_says_which(fresh):
     """A crash in C++ leaves no traceback; the output ends with the signal instead."""

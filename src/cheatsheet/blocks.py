@@ -29,6 +29,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -185,7 +186,7 @@ def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
     return Outcome(block, done.returncode == 0, clip_output(output), time.perf_counter() - start)
 
 
-def _serve(jobs: list[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
+def _serve(jobs: Iterator[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
     server = subprocess.Popen(
         [sys.executable, "-c", _SERVER],
         stdin=subprocess.PIPE,
@@ -300,6 +301,21 @@ def _run_torchrun(block: Block, timeout: float) -> Outcome:
     return Outcome(block, done.returncode == 0, clip_output(output), done.elapsed_s)
 
 
+class _Shared:
+    """An iterator that several threads take items from, each item once."""
+
+    def __init__(self, items: Iterable[tuple[Block, str]]) -> None:
+        self._items = iter(items)
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> _Shared:
+        return self
+
+    def __next__(self) -> tuple[Block, str]:
+        with self._lock:
+            return next(self._items)
+
+
 def _run_all(
     blocks: list[Block], *, jobs: int | None, fresh: bool, timeout: float
 ) -> list[Outcome]:
@@ -318,8 +334,8 @@ def _run_all(
         with ThreadPoolExecutor(jobs) as pool:
             if fresh:
                 parts.append(list(pool.map(lambda bp: _run_fresh(*bp, timeout), pairs)))
-            else:
-                shares = [pairs[i::jobs] for i in range(jobs)]
-                parts += pool.map(lambda share: list(_serve(share, timeout)), shares)
+            else:  # each server takes the next block when it is free: one slow block
+                queue = _Shared(pairs)  # does not leave the other servers idle at the end
+                parts += pool.map(lambda _: list(_serve(queue, timeout)), range(jobs))
     order = {id(b): n for n, b in enumerate(blocks)}
     return sorted((o for part in parts for o in part), key=lambda o: order[id(o.block)])
