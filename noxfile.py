@@ -319,9 +319,6 @@ def merge(session: nox.Session) -> None:
     session.log(f"Site built from the shards: open {(BUILD / 'index.html').as_uri()}")
 
 
-XDIST = ("-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder")
-
-
 @nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """Run the whole test suite (unit tests, page snippets, the built site)."""
@@ -329,16 +326,15 @@ def tests(session: nox.Session) -> None:
     if not (BUILD / "index.html").exists():
         session.log("No built site yet: building it first (nox -s docs does the same).")
         _build_site(run)
-    # One worker per core, each taking whole test files, the longest first (the order
-    # tests/conftest.py gives them): the slow ones (every block run alone, the walk of
-    # every page) then start at once, side by side. `-n 0` runs serially.
+    # One worker per core, each taking whole test files: the slow ones (every block
+    # run alone, the walk of every page) then run side by side. `-n 0` runs serially.
     # The tests that read verdicts off a real clock run afterwards, alone: beside the
     # others every core is busy, a slowed round makes a verdict honestly "about as
     # fast", and a test expecting "slower" would fail for the machine, not the code.
     if "-m" in session.posargs:  # the caller chose the tests: run them as asked
-        run("pytest", *XDIST, *session.posargs)
+        run("pytest", "-n", "auto", "--dist", "loadfile", *session.posargs)
         return
-    run("pytest", *XDIST, "-m", "not clock", *session.posargs)
+    run("pytest", "-n", "auto", "--dist", "loadfile", "-m", "not clock", *session.posargs)
     # Exit status 5: none of the tests asked for reads a clock.
     run("pytest", "-m", "clock", *session.posargs, "-n", "0", success_codes=[0, 5])
 

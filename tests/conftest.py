@@ -20,27 +20,6 @@ from cheatsheet import Environment, Measurement, timing
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 
-# `nox -s tests` hands whole files to its workers in collection order
-# (--no-loadscope-reorder). The files that take longest go first, so that they start at
-# once, one per worker, and the short ones fill in around them: by default pytest-xdist
-# orders files by how many tests they hold, and every block run alone (one test) started
-# when the other worker had three minutes of work left. Seconds each took beside the
-# others on the 2-core machine: the walk 447, every block alone 399, the small builds 139,
-# torchrun 76, shards 69, the browser 62.
-LONGEST_FIRST = (
-    "test_site_walk.py",
-    "test_snippets_alone.py",
-    "test_build.py",
-    "test_torchrun.py",
-    "test_shards.py",
-    "test_browser.py",
-)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest as found
-
 
 @pytest.fixture
 def fake_devices(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
