@@ -15,18 +15,18 @@ already gets as a return value, since its parallel mode needs the same; the page
 are written by the child. Sphinx log records the child makes are replayed by the build, so
 a warning still fails a strict build.
 
-Pages that measure nothing run side by side, one per core (``CHEATSHEET_PAGE_JOBS``
-sets how many; 1 runs one page at a time): when sphinx-gallery asks for such a page, the
-build forks it and the next pages of its folder that may run beside it, and hands each
-its result when sphinx-gallery asks for that page. A page *runs alone*, with nothing else
-running, when :func:`runs_alone` says so: it measures time (the helper package's
-``compare``, ``benchmark``, ``startup_cost``; a clock or profiler), starts ranks (which
-want ports), or opts out as sphinx-gallery's own parallel mode lets it
-(``# sphinx_gallery_parallel = False``). The rule reads the source, before the page
-runs; the page's record checks it after: a page that ran beside another and noted a
-measurement or ran a script fails the build. sphinx-gallery's own ``parallel`` option is
-not used: it hands pages to joblib workers that each run one page after another, where
-every page here needs a process of its own, forked before any page ran.
+On Linux, pages that measure nothing run side by side, one per core
+(``CHEATSHEET_PAGE_JOBS`` sets how many; 1 runs one page at a time): when sphinx-gallery
+asks for such a page, the build forks it and the next pages of its folder that may run
+beside it, and hands each its result when sphinx-gallery asks for that page. A page
+*runs alone*, with nothing else running, when :func:`runs_alone` says so: it measures
+time (the helper package's ``compare``, ``benchmark``, ``startup_cost``; a clock or
+profiler), starts ranks (which want ports), or opts out as sphinx-gallery's own parallel
+mode lets it (``# sphinx_gallery_parallel = False``). The rule reads the source, before
+the page runs; the page's record checks it after: a page that ran beside another and
+noted a measurement or ran a script fails the build. sphinx-gallery's own ``parallel``
+option is not used: it hands pages to joblib workers that each run one page after another,
+where every page here needs a process of its own, forked before any page ran.
 """
 
 from __future__ import annotations
@@ -237,8 +237,9 @@ class _Child:
 
     def value(self) -> tuple[Any, list[logging.LogRecord]]:
         head = bytes(self.data[:8])
-        payload = self.data[8 : 8 + struct.unpack("<Q", head)[0]] if len(head) == 8 else b""
-        if not payload:
+        size = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
+        payload = self.data[8 : 8 + size]
+        if not size or len(payload) < size:  # nothing, or cut off: the process died
             raise RuntimeError(
                 f"the process that ran {self.name} ended ({_describe(self.status)}) before "
                 "it returned: the page crashed the interpreter"
