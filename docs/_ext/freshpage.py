@@ -53,6 +53,8 @@ from sphinx.application import Sphinx
 from sphinx.util import logging as sphinx_logging
 from sphinx_gallery import gen_rst
 
+import shards  # docs/_ext, beside this file: which pages are benchmark pages
+
 _original: Callable[..., Any] = gen_rst.generate_file_rst
 # Imported once in the build before the first fork, so that each page's process starts
 # with them loaded, as a reader's script does after its imports: the fork costs
@@ -134,7 +136,7 @@ JOBS = "CHEATSHEET_PAGE_JOBS"
 # starts a plain Python process (to show an error as a script prints it) may run beside
 # others: what it prints does not depend on how fast it runs.
 _ALONE = re.compile(
-    r"\b(?:compare|benchmark|startup_cost|interleave)\("  # the helper package measures
+    rf"{shards.MEASURES.pattern}"  # the helper package measures: a benchmark page
     r"|perf_counter|process_time|monotonic|\btimeit\b|torch\.utils\.benchmark"  # clocks
     r"|torch\.profiler|\bprofile\("  # a profiler's table is times
     r"|torchrun|torch\.distributed\.run|init_process_group|\bspawn\("  # ranks and ports

@@ -77,8 +77,9 @@ def plan(seconds: Mapping[str, float], shards: int) -> list[list[str]]:
     return [sorted(s) for s in split]
 
 
-# A page that measures time: its numbers are what other machines' records show beside it.
-_MEASURES = re.compile(r"\b(?:compare|benchmark|interleave|startup_cost)\(")
+# A page that measures time: its numbers are what other machines' records show beside it
+# (and it runs alone in a build, docs/_ext/freshpage.py).
+MEASURES = re.compile(r"\b(?:compare|benchmark|interleave|startup_cost)\(")
 
 
 def benchmark_pages(examples: Path) -> list[str]:
@@ -86,7 +87,7 @@ def benchmark_pages(examples: Path) -> list[str]:
     return [
         page
         for page in pages(examples)
-        if _MEASURES.search((examples / f"{page}.py").read_text(encoding="utf-8"))
+        if MEASURES.search((examples / f"{page}.py").read_text(encoding="utf-8"))
     ]
 
 
