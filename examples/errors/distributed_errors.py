@@ -64,9 +64,10 @@ except ValueError as err:
 # %%
 # Fix: start the script with ``torchrun``, which runs one process per rank with the
 # variables set (or pass ``init_method``, ``rank`` and ``world_size`` yourself, as above).
-# Here ``python -m torch.distributed.run`` (the same program as ``torchrun``) starts two.
-# ``--tee=3`` hands each rank's output on line by line, named by rank: two ranks that
-# print at once otherwise share one stream, and their lines can run together.
+# Here ``python -m torch.distributed.run`` (the same program as ``torchrun``) starts two,
+# and ``--tee=3`` names each rank's lines. torchrun starts every rank as ``python -u``,
+# unbuffered, so a plain ``print`` writes its text and its newline separately and two
+# ranks' lines can run together; the script writes each line whole, newline included.
 import subprocess
 import sys
 import tempfile
@@ -80,7 +81,8 @@ script = textwrap.dedent(
     import torch.distributed as dist
 
     dist.init_process_group("gloo")  # reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
-    print(f"rank {dist.get_rank()} of {dist.get_world_size()}, RANK={os.environ['RANK']}")
+    line = f"rank {dist.get_rank()} of {dist.get_world_size()}, RANK={os.environ['RANK']}"
+    print(line + "\\n", end="")  # one write
     dist.destroy_process_group()
     """
 )
