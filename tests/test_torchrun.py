@@ -360,3 +360,14 @@ def test_an_error_says_how_the_run_ended_and_ends_with_its_output():
     assert str(failed).endswith("[rank1]: ValueError: last\n")
     assert len(str(failed)) < 21_000
     assert failed.result.output == flood
+
+
+def test_a_rank_s_line_that_tee_passed_on_in_two_pieces_is_joined():
+    from cheatsheet.torchrun import join_split_lines
+
+    split = "[rank0]: rank 0 of 2\n[rank1]: rank 1 of 2[rank1]: \n[rank1]: next\n"
+    assert join_split_lines(split) == "[rank0]: rank 0 of 2\n[rank1]: rank 1 of 2\n[rank1]: next\n"
+    three = "[rank1]: a[rank1]: b[rank1]: \n"
+    assert join_split_lines(three) == "[rank1]: ab\n"
+    other = "[rank1]: says [rank0]: as text\n"  # another rank's prefix is not a continuation
+    assert join_split_lines(other) == other

@@ -17,6 +17,7 @@ watches and stops the ranks; this module adds only:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import re
@@ -33,6 +34,7 @@ __all__ = [
     "Launch",
     "Result",
     "TorchrunError",
+    "join_split_lines",
     "marked_launch",
     "run",
     "run_command",
@@ -139,6 +141,22 @@ class TorchrunError(RuntimeError):
         self.result = result
 
 
+# torchrun starts each rank as `python -u`, so print() writes its text and its newline
+# separately, and --tee, reading the rank's file by line, can take the text before the
+# newline arrives: "[rank1]: rank 1 of 2[rank1]: " then. Seen once in a full test run on
+# a busy machine. The rank's own prefix inside its line marks where it continues.
+_CONTINUED = re.compile(r"^(\[rank(\d+)\]: )(.*?)\[rank\2\]: ?", re.MULTILINE)
+
+
+def join_split_lines(output: str) -> str:
+    """Join the pieces of a rank's line that ``--tee`` passed on as it was being written."""
+    while True:
+        joined = _CONTINUED.sub(r"\1\3", output)
+        if joined == output:
+            return output
+        output = joined
+
+
 def run(
     script: str | os.PathLike[str],
     ranks: int,
@@ -181,6 +199,8 @@ def run(
     command += [f"--nproc-per-node={ranks}", os.fspath(script)]
     tee = {"PET_TEE": "3"} if rank_prefixes else {}
     result = run_command(command, timeout_s=timeout_s, env={**(env or os.environ), **tee}, cwd=cwd)
+    if rank_prefixes:
+        result = dataclasses.replace(result, output=join_split_lines(result.output))
     if result.returncode != 0:
         raise TorchrunError(result)
     return result
@@ -206,8 +226,8 @@ def run_command(
     }
     # torchrun sets it to 1 too, but prints a banner about it on every run.
     environment.setdefault("OMP_NUM_THREADS", "1")
-    # No PYTHONUNBUFFERED: --tee reads each rank's file by line, and print(a, b) written
-    # unbuffered would reach it in pieces, with other ranks' lines in between.
+    # No PYTHONUNBUFFERED from us; torchrun starts every rank with `python -u` all the same
+    # (see join_split_lines).
     namespace = _namespace()
     supervisor = [sys.executable, "-I", __file__, str(timeout_s), str(bool(namespace))]
     started = time.perf_counter()
