@@ -23,6 +23,7 @@ force a kernel                         :entry:`with sdpa_kernel(SDPBackend.MATH)
 allow several kernels                  :entry:`sdpa_kernel([FLASH_ATTENTION, MATH]) <pt2-sdpa-choose>`
 reorder the priority list              :entry:`sdpa_kernel([...], set_priority=True) <pt2-sdpa-choose>`
 each kernel against attention by hand  :entry:`compare(candidates, q, k, v) <pt2-sdpa-benchmark>`
+each kernel on a CUDA GPU, float16     :entry:`q, k, v on "cuda" in float16 <pt2-sdpa-cuda-kernels>`
 =====================================  ===================================================================================================
 """
 
@@ -183,7 +184,9 @@ else:
 # ``torch.nn.attention.sdpa_kernel`` restricts SDPA to the listed backends inside
 # a ``with`` block; a list allows several, and ``set_priority=True`` makes the
 # list's order the priority order. Asking for a kernel the hardware lacks raises
-# ``RuntimeError``; the loop tries every backend and says what each needs.
+# ``RuntimeError``; the loop tries every backend on CPU tensors and says what
+# each needs (the :ref:`last section <pt2-sdpa-cuda-kernels>` does the same on a
+# CUDA GPU).
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -276,3 +279,63 @@ print(stamp)
 attention_table.plot(title="Attention, (4, 8, 512, 64) float32: speedup over by hand")
 plt.show()
 attention_table
+
+# %%
+# .. _pt2-sdpa-cuda-kernels:
+#
+# On a CUDA GPU: each kernel in half precision
+# --------------------------------------------
+# The sections above run on the CPU, whose SDPA has only the flash and math
+# kernels. On a CUDA GPU the fused kernels need ``float16`` or ``bfloat16`` for
+# FlashAttention and cuDNN (memory-efficient also takes ``float32``), and which
+# of them exist depends on the GPU and the wheel. This block forces each one on
+# a longer sequence, checks it against attention by hand in ``float32``, and
+# times them all against the hand-written version in ``float16``, with CUDA
+# events. On a machine without CUDA it says so and skips.
+import math
+import warnings
+
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from cheatsheet import compare, environment
+
+
+def attention_by_hand(q, k, v):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    return scores.softmax(dim=-1) @ v
+
+
+if not torch.cuda.is_available():
+    print("skipped the CUDA kernels: no CUDA device on this machine")
+else:
+    torch.manual_seed(0)
+    shape = (8, 16, 2048, 64)  # (batch, heads, length, head_dim)
+    q, k, v = (torch.randn(shape, device="cuda", dtype=torch.float16) for _ in range(3))
+    reference = attention_by_hand(q.float(), k.float(), v.float())
+    candidates = {"by hand": attention_by_hand}
+    for name in ("MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION"):
+        backend = getattr(SDPBackend, name)
+
+        def forced(q, k, v, backend=backend):
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(q, k, v)
+
+        try:
+            with warnings.catch_warnings():  # an unavailable kernel also warns why
+                warnings.simplefilter("ignore")
+                result = forced(q, k, v)
+        except RuntimeError as err:
+            print(f"{name:20} unavailable here: {str(err).splitlines()[0]}")
+            continue
+        torch.testing.assert_close(result.float(), reference, atol=1e-2, rtol=1e-2)
+        print(f"{name:20} runs; matches float32 by hand within 1e-2")
+        candidates[f"SDPA {name}"] = forced
+    cuda_table = compare(candidates, q, k, v)
+    for verdict in cuda_table.verdicts():
+        print(f"On this machine, {verdict}.")
+    print(environment())
+    cuda_table.plot(title=f"Attention on CUDA, {shape} float16: speedup over by hand")
+    plt.show()
