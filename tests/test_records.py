@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -159,5 +160,17 @@ def test_a_tree_without_git_names_the_commit_it_was_given(tmp_path, monkeypatch)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     monkeypatch.delenv(pagerecords.COMMIT_ENV, raising=False)
     assert pagerecords._commit(page) == "unknown"
+    monkeypatch.setenv(pagerecords.COMMIT_ENV, "0123abc")
+    assert pagerecords._commit(page) == "0123abc"
+
+
+def test_the_commit_given_wins_over_a_git_that_travelled_with_the_tree(monkeypatch):
+    # A GPU machine's copy carried a .git of an older commit than its files: told the
+    # commit, the record names it, not the .git's HEAD with -dirty.
+    import pagerecords
+
+    page = Path(pagerecords.__file__)
+    monkeypatch.delenv(pagerecords.COMMIT_ENV, raising=False)
+    assert pagerecords._commit(page) not in ("unknown", "0123abc")
     monkeypatch.setenv(pagerecords.COMMIT_ENV, "0123abc")
     assert pagerecords._commit(page) == "0123abc"

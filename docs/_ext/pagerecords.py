@@ -70,7 +70,7 @@ def _example_path(gallery_conf: dict[str, Any], fname: str) -> Path | None:
 
 
 def _commit(path: Path) -> str:
-    """Return the commit, with ``-dirty`` when ``path`` has uncommitted changes."""
+    """Return ``CHEATSHEET_COMMIT`` if set, else the commit, ``-dirty`` when ``path`` has changes."""
 
     def git(*args: str) -> str:
         done = subprocess.run(
@@ -78,11 +78,14 @@ def _commit(path: Path) -> str:
         )
         return done.stdout.strip() if done.returncode == 0 else ""
 
+    told = os.environ.get(COMMIT_ENV, "").strip()
+    if told:
+        # Whoever copied the tree (a source archive, a GPU machine it was sent to) names
+        # its commit: a .git travelling with the copy may be older than the files.
+        return told
     commit = git("rev-parse", "HEAD")
     if not commit:
-        # A copy of the tree without its .git (a source archive, a machine the tree was
-        # sent to) names its commit in CHEATSHEET_COMMIT, if whoever copied it knows it.
-        return os.environ.get(COMMIT_ENV, "").strip() or "unknown"
+        return "unknown"
     return commit + ("-dirty" if git("status", "--porcelain", "--", path.name) else "")
 
 
