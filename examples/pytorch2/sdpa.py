@@ -228,7 +228,8 @@ print("a list of kernels, and the same list as a priority order: outputs match")
 # ``compare`` times the same attention in alternation on one thread, with the
 # hand-written version as the baseline; ``SDPA (auto)`` lets SDPA choose. Each
 # kernel that runs here is forced in turn, after a check against the
-# hand-written result. The math fallback does the hand-written work, so it is
+# hand-written result. Its tensors are on the CPU on every machine (the CUDA
+# kernels have their own section below). The math fallback does the hand-written work, so it is
 # left out. Bars: speedup with 95% interval.
 import math
 
@@ -291,7 +292,10 @@ attention_table
 # of them exist depends on the GPU and the wheel. This block forces each one on
 # a longer sequence, checks it against attention by hand in ``float32``, and
 # times them all against the hand-written version in ``float16``, with CUDA
-# events. On a machine without CUDA it says so and skips.
+# events. The math kernel computes half-precision inputs in ``float32`` (unless
+# ``torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(True)``), so here it
+# does more work than the hand-written version. On a machine without CUDA the
+# block says so and skips.
 import math
 import warnings
 
