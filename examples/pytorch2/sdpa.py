@@ -229,8 +229,8 @@ print("a list of kernels, and the same list as a priority order: outputs match")
 # hand-written version as the baseline; ``SDPA (auto)`` lets SDPA choose. Each
 # kernel that runs here is forced in turn, after a check against the
 # hand-written result. Its tensors are on the CPU on every machine (the CUDA
-# kernels have their own section below). The math fallback does the hand-written work, so it is
-# left out. Bars: speedup with 95% interval.
+# kernels have their own section below). The math fallback does the
+# hand-written work, so it is left out. Bars: speedup with 95% interval.
 import math
 
 import matplotlib.pyplot as plt
