@@ -96,9 +96,10 @@ def _last_line(output: str) -> str:
         line = words[-1] if words else ""
     if lines and lines[-1].startswith(("killed by SIG", "timed out after")) and line != lines[-1]:
         line = f"{line} ({lines[-1]})"
+    line = _PATH.sub("", line)  # before the folders are named, or "(<venv>" would stay
     for folder, name in ((sys.prefix, "<venv>"), (str(ROOT), "<repo>")):
         line = line.replace(folder, name)
-    return _PATH.sub("", line)[:300]
+    return line[:300]
 
 
 # -- Probes ---------------------------------------------------------------------

@@ -515,6 +515,15 @@ def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
     ) == ("a rank was killed by SIGABRT (torchrun's summary)")
     banner = "something went wrong\n------------------\n=====\n"
     assert torch_versions._last_line(banner) == "something went wrong"
+    # An ImportError names the module's file in parentheses: the whole of it goes.
+    module = f"{sys.prefix}/lib/python3.11/site-packages/torchao/quantization/__init__.py"
+    assert (
+        torch_versions._last_line(
+            f"ImportError: cannot import name 'Int8WeightOnlyConfig' from 'torchao.quantization' "
+            f"({module})\n"
+        )
+        == "ImportError: cannot import name 'Int8WeightOnlyConfig' from 'torchao.quantization'"
+    )
     alone = f"subprocess.CalledProcessError: Command '['{sys.prefix}/bin/python', '-c']'"
     assert torch_versions._last_line(alone) == (
         "subprocess.CalledProcessError: Command '['<venv>/bin/python', '-c']'"
@@ -752,3 +761,17 @@ def test_the_entries_to_run_again_come_from_every_machine_s_records_of_the_oldes
     amd = record("amd-torch-2.4.1", "basics/a", one=True, two=False)
     intel = record("intel-torch-2.4.1", "errors/b", three=False, four=True)
     assert torch_versions.not_working(amd, intel) == {("basics/a", "two"), ("errors/b", "three")}
+
+
+def test_a_note_leaves_out_the_cut_path_an_older_record_kept():
+    # Records made before the version runs removed the whole path end their ImportError
+    # with " (<venv>": the note must not show an unclosed parenthesis.
+    from since import _short
+
+    kept = "ImportError: cannot import name 'X' from 'torchao.quantization' (<venv>"
+    assert _short(kept) == "ImportError: cannot import name 'X' from 'torchao.quantization'"
+    closed = "ImportError: cannot import name 'X' from 'y' (<repo>/y/__init__.py)"
+    assert _short(closed) == "ImportError: cannot import name 'X' from 'y'"
+    middle = "RuntimeError: (<venv>) is not at the end"
+    assert _short(middle) == middle
+    assert _short("E" * 200) == "E" * 159 + "…"

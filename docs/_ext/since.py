@@ -266,7 +266,12 @@ def what_is_missing(error: str) -> str:
     return ""
 
 
+# What records made before torch_versions removed the whole path kept of it: " (<venv>".
+_CUT_PATH = re.compile(r" ?\(<(?:venv|repo)>[^()]*\)?$")
+
+
 def _short(error: str, limit: int = 160) -> str:
+    error = _CUT_PATH.sub("", error)
     return error if len(error) <= limit else error[: limit - 1] + "…"
 
 
