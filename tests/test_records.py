@@ -174,3 +174,25 @@ def test_the_commit_given_wins_over_a_git_that_travelled_with_the_tree(monkeypat
     assert pagerecords._commit(page) not in ("unknown", "0123abc")
     monkeypatch.setenv(pagerecords.COMMIT_ENV, "0123abc")
     assert pagerecords._commit(page) == "0123abc"
+
+
+def test_pages_show_anew_when_a_record_or_the_code_rendering_records_changes(tmp_path, monkeypatch):
+    # The digest that makes Sphinx read the gallery again: a record, and the code that
+    # turns records into notes and tables (since.py, machines.py), both count.
+    import machines
+
+    assert {p.name for p in machines.RENDERERS if p.is_file()} == {"machines.py", "since.py"}
+    renderer = tmp_path / "since.py"
+    renderer.write_text("NOTE = 'one'\n")
+    monkeypatch.setattr(machines, "RENDERERS", (renderer,))
+    results = tmp_path / "results"
+    (results / "m" / "basics").mkdir(parents=True)
+    record = results / "m" / "basics" / "page.json"
+    record.write_text("{}")
+    first = machines._results_digest(results)
+    assert machines._results_digest(results) == first
+    renderer.write_text("NOTE = 'two'\n")
+    second = machines._results_digest(results)
+    assert second != first
+    record.write_text('{"x": 1}')
+    assert machines._results_digest(results) != second

@@ -311,8 +311,15 @@ class RecordedMachinesDirective(SphinxDirective):
         return [nodes.raw("", table, format="html")]
 
 
+# The code that turns records into what pages show (tables here, since notes and the
+# index in since.py): a change to it must show on the pages too, like a new record.
+RENDERERS = (Path(__file__), Path(__file__).with_name("since.py"))
+
+
 def _results_digest(results: Path) -> str:
     digest = hashlib.sha256()
+    for path in RENDERERS:
+        digest.update(path.read_bytes())
     for path in sorted(results.glob("*/*/*.json")):
         digest.update(path.as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
@@ -322,7 +329,8 @@ def _reread_when_results_change(
     app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
     # Sphinx rereads a page when its own source changes; a new or changed record
-    # under results/ changes what the gallery pages and the landing page show.
+    # under results/, or a change to the code that renders them, changes what the
+    # gallery pages and the landing page show.
     digest = _results_digest(Path(app.confdir, RESULTS_DIR))
     if getattr(env, "cheatsheet_results_digest", None) == digest:
         return []
