@@ -331,12 +331,17 @@ def tests(session: nox.Session) -> None:
     # The tests that read verdicts off a real clock run afterwards, alone: beside the
     # others every core is busy, a slowed round makes a verdict honestly "about as
     # fast", and a test expecting "slower" would fail for the machine, not the code.
+    # Each run ends with its slowest tests (fixture setup counts apart from the call),
+    # so a run shows where its time went; a caller's own --durations wins.
+    durations = [] if any(a.startswith("--durations") for a in session.posargs) else [
+        "--durations=15", "--durations-min=2"]  # fmt: skip
     if "-m" in session.posargs:  # the caller chose the tests: run them as asked
-        run("pytest", "-n", "auto", "--dist", "loadfile", *session.posargs)
+        run("pytest", "-n", "auto", "--dist", "loadfile", *durations, *session.posargs)
         return
-    run("pytest", "-n", "auto", "--dist", "loadfile", "-m", "not clock", *session.posargs)
+    run("pytest", "-n", "auto", "--dist", "loadfile", "-m", "not clock", *durations,
+        *session.posargs)  # fmt: skip
     # Exit status 5: none of the tests asked for reads a clock.
-    run("pytest", "-m", "clock", *session.posargs, "-n", "0", success_codes=[0, 5])
+    run("pytest", "-m", "clock", *durations, *session.posargs, "-n", "0", success_codes=[0, 5])
 
 
 @nox.session
