@@ -7,7 +7,8 @@ with :mod:`cheatsheet.blocks`, in a new process whose namespace is empty.
 
 Starting a Python that imports torch costs about a second, and the site has hundreds
 of blocks, so the processes are forked from a server that has imported torch, NumPy
-and matplotlib and nothing else: a fork sees the same empty ``__main__`` as a fresh
+and matplotlib and nothing else (and, for a block that compiles, Dynamo and Inductor:
+``cheatsheet.blocks`` says when): a fork sees the same empty ``__main__`` as a fresh
 interpreter (a missing ``import torch`` still fails with NameError) and no state that
 another block left, because every block forks from the same untouched server.
 ``--fresh`` starts a real new interpreter for each block instead. A block whose first

@@ -123,6 +123,71 @@ def test_a_free_server_takes_the_next_block_while_another_runs_a_slow_one():
     assert servers[0] != servers[2]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("fresh", [False, True])
+def test_a_module_only_the_compiler_s_server_imported_is_not_there_for_a_block(fresh):
+    # The server of compiling blocks has imported Inductor's compiler; a fresh
+    # interpreter has not, so reading it off torch without importing it fails in both.
+    reads = Block("r", "import torch\ntorch.compile\nprint(torch._inductor.compile_fx)\n")
+    imports = Block("i", "import torch._inductor.compile_fx\nprint(torch._inductor.compile_fx)\n")
+    compiles = Block(
+        "c",
+        "import sys, torch\nprint(torch.compile(lambda x: x + 1)(torch.ones(1)).item(), "
+        "torch._dynamo.config.cache_size_limit > 0)\n",
+    )
+    read, imported, compiled = run_alone([reads, imports, compiles], jobs=1, fresh=fresh)
+    assert not read.ok
+    assert "has no attribute 'compile_fx'" in read.output
+    assert imported.ok, imported.output
+    assert compiled.ok, compiled.output
+    assert "2.0 True" in compiled.output.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("code", "reaches"),
+    [
+        ("import torch\ntorch._inductor.compile_fx.compile_fx", False),
+        ("import torch as t\nt._inductor.compile_fx", False),
+        ("import torch._inductor.compile_fx\ntorch._inductor.compile_fx", True),
+        ("from torch._inductor import compile_fx\ncompile_fx.compile_fx", True),
+        ("import torch\ntorch._inductor.freezing", True),  # torch loads _inductor on first use
+        ("import torch\ntorch._inductor.config.freezing = True", False),  # what does that load?
+        ("import torch._dynamo\ntorch._dynamo.utils.counters", True),  # all it imports
+        ("import torch\ntorch._dynamo.utils.counters", False),  # loaded when first read
+        ("import torch\ntorch.compile(f)", True),
+        ("import torch\n(", False),  # cannot tell: the plain server runs it
+    ],
+)
+def test_what_a_fresh_interpreter_reaches_is_read_from_the_block(code, reaches):
+    from cheatsheet.blocks import fresh_reaches
+
+    loaded = {
+        "torch._dynamo": ["torch._dynamo", "torch._dynamo.utils", "torch._inductor",
+                          "torch._inductor.config"],
+        "torch._inductor.compile_fx": ["torch._inductor.compile_fx"],
+    }  # fmt: skip
+    lazy = ["torch._dynamo", "torch._inductor"]
+    assert fresh_reaches(code, loaded, lazy) is reaches
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fresh", [False, True])
+def test_blocks_run_side_by_side_share_the_cores_unless_the_caller_chose(fresh, monkeypatch):
+    from cheatsheet import blocks as runner
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    reads = Block("r", "import os, torch\nprint(os.environ.get('OMP_NUM_THREADS'))\n"
+                       "print(torch.get_num_threads())\n")  # fmt: skip
+    [alone] = run_alone([reads], jobs=1, fresh=fresh)
+    monkeypatch.setattr(runner, "_cores", lambda: 4)
+    pair = run_alone([reads] * 2, jobs=2, fresh=fresh)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    [chosen] = run_alone([reads], jobs=2, fresh=fresh)
+    assert alone.output.split()[0] == "None"  # one at a time: torch's own default
+    assert [o.output.split() for o in pair] == [["2", "2"]] * 2  # 4 cores, 2 blocks at once
+    assert chosen.output.split() == ["1", "1"]
+
+
 @pytest.mark.parametrize("fresh", [False, True])
 def test_a_block_killed_by_a_signal_says_which(fresh):
     """A crash in C++ leaves no traceback; the output ends with the signal instead."""

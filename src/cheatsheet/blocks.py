@@ -12,7 +12,12 @@ Starting a Python that imports torch costs about a second, and the site has hund
 of blocks, so the processes are forked from a server that has imported torch, NumPy
 and matplotlib and nothing else: a fork sees the same empty ``__main__`` as a fresh
 interpreter (a missing ``import torch`` still fails with NameError) and no state that
-another block left, because every block forks from the same untouched server.
+another block left, because every block forks from the same untouched server. A block
+that compiles forks from a second server that has also imported Dynamo and Inductor
+(3.5 s more), when its source shows that it reaches no module of theirs that a fresh
+interpreter would not have imported for it (:func:`fresh_reaches`): with both, the
+site's blocks took 294 s (569 CPU-seconds) against 323 s (625) with the plain server
+alone, on the 2-core machine (one run each, nothing else running).
 ``fresh=True`` starts a real new interpreter for each block instead. A block whose
 first line is ``# torchrun --nproc-per-node=N name.py`` is a script for torchrun: it is
 saved as ``name.py`` and started with that command from a shell that has nothing of this
@@ -21,6 +26,7 @@ repository, as a reader starts it (:mod:`cheatsheet.torchrun`).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -116,7 +122,16 @@ _SERVER = r"""
 import json, os, runpy, signal, sys, tempfile, time, traceback
 os.environ.setdefault("MPLBACKEND", "Agg")
 import torch, numpy, matplotlib  # what nearly every block imports first
-sys.stdout.write("ready\n"); sys.stdout.flush()
+def preload(names):  # the compiler's server: what each further import brought in
+    loaded = {}
+    for name in names:
+        before = set(sys.modules)
+        __import__(name)
+        loaded[name] = sorted(set(sys.modules) - before)
+    return loaded
+lazy = sorted(f"torch.{m}" for m in getattr(torch, "_lazy_modules", ()))  # loaded on first use
+sys.stdout.write(json.dumps({"loaded": preload(sys.argv[1:]), "lazy": lazy}) + "\n")
+sys.stdout.flush()
 for line in sys.stdin:
     job = json.loads(line)
     fd, out = tempfile.mkstemp(suffix=".out")
@@ -164,7 +179,7 @@ def _write(block: Block, folder: str, n: int) -> str:
     return path
 
 
-def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
+def _run_fresh(block: Block, path: str, timeout: float, env: dict[str, str]) -> Outcome:
     start = time.perf_counter()
     try:
         done = subprocess.run(
@@ -174,7 +189,7 @@ def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
             text=True,
             timeout=timeout,
             stdin=subprocess.DEVNULL,
-            env={**os.environ, "MPLBACKEND": "Agg"},
+            env=env,
         )
     except subprocess.TimeoutExpired:
         return Outcome(
@@ -186,37 +201,128 @@ def _run_fresh(block: Block, path: str, timeout: float) -> Outcome:
     return Outcome(block, done.returncode == 0, clip_output(output), time.perf_counter() - start)
 
 
-def _serve(jobs: Iterator[tuple[Block, str]], timeout: float) -> Iterator[Outcome]:
-    server = subprocess.Popen(
-        [sys.executable, "-c", _SERVER],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "MPLBACKEND": "Agg"},
-        start_new_session=True,
-    )
+# What a compiling block imports, in a process of its own, after torch: Dynamo (which
+# brings Inductor's package and config) and Inductor's compiler. The compiler's server
+# imports them once; a block forked from it skips about 3.5 s of imports here.
+_COMPILER = ("torch._dynamo", "torch._inductor.compile_fx")
+_COMPILES = re.compile(r"compile|export|_dynamo|_inductor|flex_attention")
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(names)] if isinstance(node, ast.Name) else None
+
+
+def fresh_reaches(code: str, loaded: dict[str, list[str]], lazy: Iterable[str] = ()) -> bool:
+    """Whether every module ``code`` reaches by attribute, a fresh interpreter reaches too.
+
+    A block forked from the compiler's server finds the modules its imports ``loaded``
+    already in place: ``torch._inductor.compile_fx`` bound to ``torch._inductor``, say.
+    A fresh interpreter binds a submodule only when something imports it, so a block
+    that reads ``torch._inductor.compile_fx`` after a mere ``import torch`` fails there
+    (AttributeError) and would pass here. Read from the source: every dotted name the
+    block uses that reaches one of those modules must reach it through the block's own
+    imports (a module and its packages; an ``import torch._dynamo`` brings all that the
+    server's import of it loaded) or be one of the ``lazy`` modules torch imports on
+    first use (``torch._inductor``, say: the module itself, since what importing it
+    loads arrives only when the block first reads it). A block that does not is run on
+    the plain server, as it always was.
+    """
     try:
-        if server.stdout.readline().strip() != "ready":
-            raise RuntimeError("the block server did not start (can it import torch?)")
-        for block, path in jobs:
-            server.stdin.write(json.dumps({"file": path, "timeout": timeout}) + "\n")
-            server.stdin.flush()
-            result = json.loads(server.stdout.readline())
-            ok = result["code"] == 0
-            output = clip_output(result["output"])
-            if result["code"] == "timeout":
-                output += f"\ntimed out after {timeout:.0f} s"
-            elif result["code"] < 0:  # no traceback: say what ended it
-                output += f"\nkilled by {signal.Signals(-result['code']).name}"
-            yield Outcome(block, ok, output, result["seconds"])
-    finally:
-        server.stdin.close()
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    names: dict[str, str] = {}  # a name the block binds -> the module path it stands for
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                imported.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+                names[alias.asname or parts[0]] = alias.name if alias.asname else parts[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            parts = node.module.split(".")
+            imported.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+            for alias in node.names:
+                imported.add(f"{node.module}.{alias.name}")
+                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    preloaded = {m for modules in loaded.values() for m in modules}
+    reached = set()
+    for node in ast.walk(tree):
+        chain = _dotted(node) if isinstance(node, ast.Attribute) else None
+        if chain and chain[0] in names:
+            path = names[chain[0]].split(".") + chain[1:]
+            reached.update(".".join(path[:n]) for n in range(2, len(path) + 1))
+    if "torch._dynamo" in imported:  # imported whole, as the server did
+        imported.update(loaded.get("torch._dynamo", ()))
+    imported.update(set(lazy) & reached)  # the module itself: what it loads comes later
+    return not {m for m in reached if m in preloaded and m not in imported}
+
+
+class _Server:
+    """A process that has imported torch (and ``preload``) and forks one child per block."""
+
+    def __init__(self, env: dict[str, str], preload: tuple[str, ...] = ()) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _SERVER, *preload],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
+        line = self.process.stdout.readline()
+        if not line.startswith("{"):
+            self.close()
+            wanted = ", ".join(("torch", *preload))
+            raise RuntimeError(f"the block server did not start (can it import {wanted}?)")
+        started = json.loads(line)
+        self.loaded: dict[str, list[str]] = started["loaded"]
+        self.lazy: list[str] = started["lazy"]
+
+    def run(self, block: Block, path: str, timeout: float) -> Outcome:
+        self.process.stdin.write(json.dumps({"file": path, "timeout": timeout}) + "\n")
+        self.process.stdin.flush()
+        result = json.loads(self.process.stdout.readline())
+        ok = result["code"] == 0
+        output = clip_output(result["output"])
+        if result["code"] == "timeout":
+            output += f"\ntimed out after {timeout:.0f} s"
+        elif result["code"] < 0:  # no traceback: say what ended it
+            output += f"\nkilled by {signal.Signals(-result['code']).name}"
+        return Outcome(block, ok, output, result["seconds"])
+
+    def close(self) -> None:
+        self.process.stdin.close()
         try:
-            server.wait(timeout=10)
+            self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-        server.stdout.close()
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.process.stdout.close()
+
+
+def _serve(
+    jobs: Iterator[tuple[Block, str]], timeout: float, env: dict[str, str]
+) -> Iterator[Outcome]:
+    """Run blocks on a plain server, and compiling ones on a compiler's server when safe."""
+    servers: dict[bool, _Server] = {}
+    try:
+        for block, path in jobs:
+            compiler = _COMPILES.search(block.code) is not None
+            if compiler and True not in servers:
+                servers[True] = _Server(env, _COMPILER)
+            if compiler and not fresh_reaches(block.code, servers[True].loaded, servers[True].lazy):
+                compiler = False
+            if compiler not in servers:
+                servers[compiler] = _Server(env, _COMPILER if compiler else ())
+            yield servers[compiler].run(block, path, timeout)
+    finally:
+        for server in servers.values():
+            server.close()
 
 
 # A block that starts gloo processes can lose a connection when the machine is busy
@@ -301,6 +407,28 @@ def _run_torchrun(block: Block, timeout: float) -> Outcome:
     return Outcome(block, done.returncode == 0, clip_output(output), done.elapsed_s)
 
 
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _block_env(jobs: int) -> dict[str, str]:
+    """Return the environment of a block's process when ``jobs`` blocks run at once.
+
+    Each block gets its share of the cores as threads (``OMP_NUM_THREADS``, as torchrun
+    gives each rank), unless the caller set a number: with the default, every process
+    starts a thread per core, and ``jobs`` of them oversubscribe the cores. On the
+    2-core machine the site's blocks took 344 s (665 CPU-seconds) at two threads each,
+    two at a time, and 323 s (625) at one (one run each, nothing else running).
+    """
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    if jobs > 1 and "OMP_NUM_THREADS" not in env:
+        env["OMP_NUM_THREADS"] = str(max(1, _cores() // jobs))
+    return env
+
+
 class _Shared:
     """An iterator that several threads take items from, each item once."""
 
@@ -321,7 +449,8 @@ def _run_all(
 ) -> list[Outcome]:
     from cheatsheet import torchrun
 
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or _cores()
+    env = _block_env(jobs)
     scripts = [b for b in blocks if torchrun.marked_launch(b.code)]  # run as a reader runs them
     under_torchrun = {id(b) for b in scripts}
     # A reader's torchrun listens on port 29500: two at once need a network each.
@@ -333,9 +462,9 @@ def _run_all(
             parts = [list(pool.map(lambda b: _run_torchrun(b, timeout), scripts))]
         with ThreadPoolExecutor(jobs) as pool:
             if fresh:
-                parts.append(list(pool.map(lambda bp: _run_fresh(*bp, timeout), pairs)))
+                parts.append(list(pool.map(lambda bp: _run_fresh(*bp, timeout, env), pairs)))
             else:  # each server takes the next block when it is free: one slow block
                 queue = _Shared(pairs)  # does not leave the other servers idle at the end
-                parts += pool.map(lambda _: list(_serve(queue, timeout)), range(jobs))
+                parts += pool.map(lambda _: list(_serve(queue, timeout, env)), range(jobs))
     order = {id(b): n for n, b in enumerate(blocks)}
     return sorted((o for part in parts for o in part), key=lambda o: order[id(o.block)])
