@@ -309,20 +309,26 @@ def _serve(
     jobs: Iterator[tuple[Block, str]], timeout: float, env: dict[str, str]
 ) -> Iterator[Outcome]:
     """Run blocks on a plain server, and compiling ones on a compiler's server when safe."""
-    servers: dict[bool, _Server] = {}
+    servers: dict[bool, _Server | None] = {}
     try:
         for block, path in jobs:
             compiler = _COMPILES.search(block.code) is not None
             if compiler and True not in servers:
-                servers[True] = _Server(env, _COMPILER)
-            if compiler and not fresh_reaches(block.code, servers[True].loaded, servers[True].lazy):
-                compiler = False
+                try:
+                    servers[True] = _Server(env, _COMPILER)
+                except RuntimeError:  # a torch whose compiler does not import here
+                    servers[True] = None
+            warm = servers.get(True)
+            compiler = (
+                compiler and warm is not None and fresh_reaches(block.code, warm.loaded, warm.lazy)
+            )
             if compiler not in servers:
-                servers[compiler] = _Server(env, _COMPILER if compiler else ())
+                servers[compiler] = _Server(env)
             yield servers[compiler].run(block, path, timeout)
     finally:
         for server in servers.values():
-            server.close()
+            if server is not None:
+                server.close()
 
 
 # A block that starts gloo processes can lose a connection when the machine is busy
