@@ -16,7 +16,7 @@ another block left, because every block forks from the same untouched server. A 
 that compiles forks from a second server that has also imported Dynamo and Inductor
 (3.5 s more), when its source shows that it reaches no module of theirs that a fresh
 interpreter would not have imported for it (:func:`fresh_reaches`): with both, the
-site's blocks took 294 s (569 CPU-seconds) against 323 s (625) with the plain server
+site's blocks took 293 s (558 CPU-seconds) against 323 s (625) with the plain server
 alone, on the 2-core machine (one run each, nothing else running).
 ``fresh=True`` starts a real new interpreter for each block instead. A block whose
 first line is ``# torchrun --nproc-per-node=N name.py`` is a script for torchrun: it is
