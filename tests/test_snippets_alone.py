@@ -132,15 +132,17 @@ def test_a_module_only_the_compiler_s_server_imported_is_not_there_for_a_block(f
     imports = Block("i", "import torch._inductor.compile_fx\nprint(torch._inductor.compile_fx)\n")
     compiles = Block(
         "c",
-        "import sys, torch\nprint(torch.compile(lambda x: x + 1)(torch.ones(1)).item(), "
-        "torch._dynamo.config.cache_size_limit > 0)\n",
+        "import sys, torch\nprint('preloaded', 'torch._inductor.compile_fx' in sys.modules)\n"
+        "print(torch.compile(lambda x: x + 1)(torch.ones(1)).item(), torch.is_tensor(1))\n",
     )
     read, imported, compiled = run_alone([reads, imports, compiles], jobs=1, fresh=fresh)
     assert not read.ok
     assert "has no attribute 'compile_fx'" in read.output
     assert imported.ok, imported.output
     assert compiled.ok, compiled.output
-    assert "2.0 True" in compiled.output.splitlines()
+    assert "2.0 False" in compiled.output.splitlines()
+    # ... and the compiling block did fork from that server (a fresh one starts bare)
+    assert f"preloaded {not fresh}" in compiled.output.splitlines()
 
 
 @pytest.mark.parametrize(
