@@ -14,6 +14,7 @@ import random
 
 import pytest
 
+from blockcache import PassRecord, inputs
 from snippets import Block, html_blocks, run_alone, site_blocks
 
 
@@ -43,9 +44,18 @@ def _is_script(block: Block) -> bool:
 
 @pytest.mark.site
 @pytest.mark.slow
-def test_every_code_block_of_the_site_runs_alone(blocks):
+def test_every_code_block_of_the_site_runs_alone(blocks, site):
+    # A block that passed alone before, with the same code and inputs, is not run again
+    # (blockcache.py says what counts; a clean build or CHEATSHEET_EVERY_BLOCK=1 runs all).
     plain = [b for b in blocks if not _is_script(b)]
-    outcomes = run_alone(plain)
+    record = PassRecord(site.parent / "blocks-alone.json", inputs())
+    to_run, passed_before = record.split(plain)
+    outcomes = run_alone(to_run)
+    record.save(outcomes, plain)
+    print(
+        f"{len(to_run)} of {len(plain)} blocks ran alone now; {len(passed_before)} passed "
+        f"alone before with the same code and inputs ({record.path})"
+    )
     failed = [o for o in outcomes if not o.ok]
     assert not failed, (
         f"{len(failed)} of {len(plain)} code blocks fail when run alone in a fresh "

@@ -1,0 +1,89 @@
+"""The record of blocks that passed alone (tests/blockcache.py): what runs again, and when."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+from blockcache import EVERY_BLOCK, PassRecord, inputs
+from snippets import Block, Outcome
+
+INPUTS = {"torch": "2.14.1", "cheatsheet source": "abc"}
+
+
+def _ran(*blocks: Block, ok: bool = True) -> list[Outcome]:
+    return [Outcome(b, ok, "", 0.5) for b in blocks]
+
+
+def test_a_block_that_passed_is_not_run_again_under_the_same_inputs(tmp_path):
+    first, second = Block("a", "print(1)\n"), Block("b", "print(2)\n")
+    PassRecord(tmp_path / "r.json", INPUTS).save(_ran(first), [first, second])
+    to_run, passed = PassRecord(tmp_path / "r.json", INPUTS).split([first, second])
+    assert (to_run, passed) == ([second], [first])
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [{**INPUTS, "torch": "2.13.0"}, {**INPUTS, "cheatsheet source": "def"}, {**INPUTS, "new": "1"}],
+    ids=["torch", "helper package", "a new input"],
+)
+def test_a_changed_input_runs_the_block_again(tmp_path, changed):
+    block = Block("a", "print(1)\n")
+    PassRecord(tmp_path / "r.json", INPUTS).save(_ran(block), [block])
+    assert PassRecord(tmp_path / "r.json", changed).split([block]) == ([block], [])
+
+
+def test_changed_code_runs_again_even_at_the_same_place(tmp_path):
+    PassRecord(tmp_path / "r.json", INPUTS).save(_ran(Block("a", "print(1)\n")), [])
+    edited = Block("a", "print(1)\nprint(2)\n")
+    assert PassRecord(tmp_path / "r.json", INPUTS).split([edited]) == ([edited], [])
+
+
+def test_a_failure_is_never_remembered_and_undoes_an_earlier_pass(tmp_path):
+    block = Block("a", "print(1)\n")
+    record = PassRecord(tmp_path / "r.json", INPUTS)
+    record.save(_ran(block, ok=False), [block])
+    assert PassRecord(tmp_path / "r.json", INPUTS).split([block]) == ([block], [])
+    record.save(_ran(block), [block])
+    assert PassRecord(tmp_path / "r.json", INPUTS).passed(block)
+    record.save(_ran(block, ok=False), [block])  # e.g. run again with CHEATSHEET_EVERY_BLOCK=1
+    assert not PassRecord(tmp_path / "r.json", INPUTS).passed(block)
+
+
+def test_a_block_no_longer_shown_leaves_the_record(tmp_path):
+    gone, kept = Block("a", "print(1)\n"), Block("b", "print(2)\n")
+    PassRecord(tmp_path / "r.json", INPUTS).save(_ran(gone, kept), [gone, kept])
+    PassRecord(tmp_path / "r.json", INPUTS).save([], [kept])
+    record = PassRecord(tmp_path / "r.json", INPUTS)
+    assert (record.passed(gone), record.passed(kept)) == (False, True)
+
+
+def test_every_block_runs_when_asked(tmp_path, monkeypatch):
+    block = Block("a", "print(1)\n")
+    PassRecord(tmp_path / "r.json", INPUTS).save(_ran(block), [block])
+    monkeypatch.setenv(EVERY_BLOCK, "1")
+    assert PassRecord(tmp_path / "r.json", INPUTS).split([block]) == ([block], [])
+
+
+def test_a_missing_or_damaged_record_runs_every_block(tmp_path):
+    block = Block("a", "print(1)\n")
+    (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
+    for path in (tmp_path / "none.json", tmp_path / "bad.json"):
+        assert PassRecord(path, INPUTS).split([block]) == ([block], [])
+
+
+def test_the_inputs_cover_every_installed_version_and_what_every_page_depends_on(monkeypatch):
+    found = inputs()
+    assert {"cheatsheet source", "torch", "cpu", "OMP_NUM_THREADS", "installed"} <= found.keys()
+    real = list(importlib.metadata.distributions())
+    one = next(d for d in real if d.metadata["Name"])
+
+    class Upgraded:
+        metadata = one.metadata
+        version = one.version + ".post1"
+
+    monkeypatch.setattr(
+        importlib.metadata, "distributions", lambda: [Upgraded, *(d for d in real if d is not one)]
+    )
+    assert inputs()["installed"] != found["installed"]
