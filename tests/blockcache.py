@@ -8,8 +8,10 @@ code and everything else a block's run depends on, the way sphinx-gallery rememb
 page by its ``.md5``: the inputs every page depends on (``pageinputs.page_inputs``:
 the helper package's source, the build hooks, Python, the CPU, the environment
 variables that change what torch does) and the version of every installed
-distribution (a block may import any of them). A block whose code or any input
-changed runs again; a failure is never remembered.
+distribution (a block may import any of them), as a new interpreter sees them, since
+that is where a block runs. When an input changes every block runs again, and the test
+names the inputs that changed; a block whose code changed runs again; a failure is
+never remembered.
 
 The record lives beside the built site (``_build/blocks-alone.json``), so a clean
 build forgets it, and a fresh clone (CI) runs every block. ``CHEATSHEET_EVERY_BLOCK=1``
@@ -23,18 +25,24 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from snippets import Block, Outcome
 
 EVERY_BLOCK = "CHEATSHEET_EVERY_BLOCK"
+_EXT = Path(__file__).resolve().parents[1] / "docs" / "_ext"
 
 
 def inputs() -> dict[str, str]:
     """What a block's run depends on besides its code (see the module's docstring)."""
-    from pageinputs import page_inputs
-
+    sys.path.insert(0, str(_EXT))
+    try:
+        from pageinputs import page_inputs
+    finally:
+        sys.path.remove(str(_EXT))
     installed = sorted(
         f"{d.metadata['Name']}=={d.version}"
         for d in importlib.metadata.distributions()
@@ -43,35 +51,55 @@ def inputs() -> dict[str, str]:
     return {**page_inputs(), "installed": hashlib.sha256("\n".join(installed).encode()).hexdigest()}
 
 
-def key(block: Block, depends_on: dict[str, str]) -> str:
-    """Name one block's run: its code and what it depends on, digested."""
-    digest = hashlib.sha256(json.dumps(depends_on, sort_keys=True).encode())
-    digest.update(b"\0" + block.code.encode("utf-8"))
-    return digest.hexdigest()
+def fresh_inputs() -> dict[str, str]:
+    """:func:`inputs` as a new interpreter of this Python sees them, as a block does.
+
+    A test run's own process is no guide: collecting the tests puts folders on its
+    ``sys.path``, and which packages it then finds installed depends on which test
+    files were collected.
+    """
+    done = subprocess.run(
+        [sys.executable, __file__], capture_output=True, text=True, check=True, env=os.environ
+    )
+    return json.loads(done.stdout)
+
+
+def key(block: Block) -> str:
+    """Name one block by its code."""
+    return hashlib.sha256(block.code.encode("utf-8")).hexdigest()
 
 
 class PassRecord:
-    """The blocks that passed alone, each under the inputs of its run.
+    """The blocks that passed alone under one set of inputs.
 
     Parameters
     ----------
     path : Path
         The record's file; it need not exist yet.
     depends_on : dict of str to str
-        This run's inputs (:func:`inputs`).
+        This run's inputs (:func:`fresh_inputs`). Passes recorded under other inputs
+        do not count, and :attr:`changed` names the inputs that differ.
     """
 
     def __init__(self, path: Path, depends_on: dict[str, str]) -> None:
         self.path = path
         self.depends_on = depends_on
         try:
-            self._passed: dict[str, dict] = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self._passed = {}
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            stored_inputs, passed = dict(stored["inputs"]), dict(stored["passed"])
+        except (OSError, ValueError, KeyError, TypeError):
+            stored_inputs, passed = {}, {}
+        # The inputs that differ from the record's (none when there is no record yet).
+        self.changed = sorted(
+            k
+            for k in stored_inputs.keys() | depends_on.keys()
+            if stored_inputs and stored_inputs.get(k) != depends_on.get(k)
+        )
+        self._passed: dict[str, dict] = passed if stored_inputs == depends_on else {}
 
     def passed(self, block: Block) -> bool:
         """Whether ``block`` passed alone before, with this code and these inputs."""
-        return key(block, self.depends_on) in self._passed
+        return key(block) in self._passed
 
     def split(self, blocks: Iterable[Block]) -> tuple[list[Block], list[Block]]:
         """Return the blocks to run now and the blocks that passed under these inputs.
@@ -85,18 +113,34 @@ class PassRecord:
 
     def save(self, outcomes: Iterable[Outcome], still_shown: Iterable[Block]) -> None:
         """Remember the blocks that passed now; keep only passes of blocks ``still_shown``."""
-        kept = {key(b, self.depends_on) for b in still_shown}
+        kept = {key(b) for b in still_shown}
         passed = {k: v for k, v in self._passed.items() if k in kept}
         today = datetime.date.today().isoformat()
         for outcome in outcomes:
             if not outcome.ok:  # a pass remembered from before no longer holds
-                passed.pop(key(outcome.block, self.depends_on), None)
+                passed.pop(key(outcome.block), None)
             else:
-                passed[key(outcome.block, self.depends_on)] = {
+                passed[key(outcome.block)] = {
                     "origin": outcome.block.origin,
                     "seconds": round(outcome.seconds, 2),
                     "on": today,
                 }
         self._passed = passed
+        self.changed = []
+        record = {"inputs": self.depends_on, "passed": passed}
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(passed, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        self.path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":  # fresh_inputs() runs this file in a new interpreter
+    # Inductor writes its default cache folder into the environment the first time it
+    # asks for it, so a test process that compiled something has TORCHINDUCTOR_CACHE_DIR
+    # set and one that did not has not. The default set and unset are the same input.
+    try:
+        from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+    except ImportError:  # a torch without it: the variable counts as it stands
+        pass
+    else:
+        if os.environ.get("TORCHINDUCTOR_CACHE_DIR") == default_cache_dir():
+            del os.environ["TORCHINDUCTOR_CACHE_DIR"]
+    print(json.dumps(inputs()))

@@ -6,7 +6,7 @@ import importlib.metadata
 
 import pytest
 
-from blockcache import EVERY_BLOCK, PassRecord, inputs
+from blockcache import EVERY_BLOCK, PassRecord, fresh_inputs, inputs
 from snippets import Block, Outcome
 
 INPUTS = {"torch": "2.14.1", "cheatsheet source": "abc"}
@@ -28,10 +28,15 @@ def test_a_block_that_passed_is_not_run_again_under_the_same_inputs(tmp_path):
     [{**INPUTS, "torch": "2.13.0"}, {**INPUTS, "cheatsheet source": "def"}, {**INPUTS, "new": "1"}],
     ids=["torch", "helper package", "a new input"],
 )
-def test_a_changed_input_runs_the_block_again(tmp_path, changed):
+def test_a_changed_input_runs_the_block_again_and_is_named(tmp_path, changed):
     block = Block("a", "print(1)\n")
     PassRecord(tmp_path / "r.json", INPUTS).save(_ran(block), [block])
-    assert PassRecord(tmp_path / "r.json", changed).split([block]) == ([block], [])
+    record = PassRecord(tmp_path / "r.json", changed)
+    assert record.split([block]) == ([block], [])
+    assert record.changed == sorted(k for k in changed if changed[k] != INPUTS.get(k))
+    record.save(_ran(block), [block])  # the record now holds the new inputs' passes only
+    assert PassRecord(tmp_path / "r.json", changed).passed(block)
+    assert not PassRecord(tmp_path / "r.json", INPUTS).passed(block)
 
 
 def test_changed_code_runs_again_even_at_the_same_place(tmp_path):
@@ -70,7 +75,8 @@ def test_a_missing_or_damaged_record_runs_every_block(tmp_path):
     block = Block("a", "print(1)\n")
     (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
     for path in (tmp_path / "none.json", tmp_path / "bad.json"):
-        assert PassRecord(path, INPUTS).split([block]) == ([block], [])
+        record = PassRecord(path, INPUTS)
+        assert (record.split([block]), record.changed) == (([block], []), [])
 
 
 def test_the_inputs_cover_every_installed_version_and_what_every_page_depends_on(monkeypatch):
@@ -87,3 +93,25 @@ def test_the_inputs_cover_every_installed_version_and_what_every_page_depends_on
         importlib.metadata, "distributions", lambda: [Upgraded, *(d for d in real if d is not one)]
     )
     assert inputs()["installed"] != found["installed"]
+
+
+def test_a_test_process_s_own_path_does_not_change_the_inputs(monkeypatch, tmp_path):
+    # Collecting tests puts folders on sys.path; a block's new interpreter has none of them.
+    fresh = fresh_inputs()
+    dist = tmp_path / "planted-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: planted\nVersion: 1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert inputs()["installed"] != fresh["installed"]
+    assert fresh_inputs() == fresh
+
+
+def test_inductor_s_default_cache_folder_set_is_the_same_input_as_unset(monkeypatch):
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR", raising=False)
+    unset = fresh_inputs()
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", default_cache_dir())
+    assert fresh_inputs() == unset
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/somewhere/else")
+    assert fresh_inputs()["TORCHINDUCTOR_CACHE_DIR"] == "/somewhere/else"

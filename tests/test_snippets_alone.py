@@ -14,7 +14,7 @@ import random
 
 import pytest
 
-from blockcache import PassRecord, inputs
+from blockcache import PassRecord, fresh_inputs
 from snippets import Block, html_blocks, run_alone, site_blocks
 
 
@@ -48,13 +48,14 @@ def test_every_code_block_of_the_site_runs_alone(blocks, site):
     # A block that passed alone before, with the same code and inputs, is not run again
     # (blockcache.py says what counts; a clean build or CHEATSHEET_EVERY_BLOCK=1 runs all).
     plain = [b for b in blocks if not _is_script(b)]
-    record = PassRecord(site.parent / "blocks-alone.json", inputs())
+    record = PassRecord(site.parent / "blocks-alone.json", fresh_inputs())
     to_run, passed_before = record.split(plain)
+    changed = f" (inputs changed: {', '.join(record.changed)})" if record.changed else ""
     outcomes = run_alone(to_run)
     record.save(outcomes, plain)
     print(
-        f"{len(to_run)} of {len(plain)} blocks ran alone now; {len(passed_before)} passed "
-        f"alone before with the same code and inputs ({record.path})"
+        f"{len(to_run)} of {len(plain)} blocks ran alone now{changed}; {len(passed_before)} "
+        f"passed alone before with the same code and inputs ({record.path})"
     )
     failed = [o for o in outcomes if not o.ok]
     assert not failed, (
