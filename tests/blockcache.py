@@ -54,9 +54,10 @@ def inputs() -> dict[str, str]:
 def fresh_inputs() -> dict[str, str]:
     """:func:`inputs` as a new interpreter of this Python sees them, as a block does.
 
-    A test run's own process is no guide: collecting the tests puts folders on its
-    ``sys.path``, and which packages it then finds installed depends on which test
-    files were collected.
+    A test run's own process is no guide: torch writes Inductor's default cache folder
+    into the environment the first time any test compiles (so a worker's inputs changed
+    with the order of its tests, and no full run found its own record), and pytest puts
+    folders of its own on ``sys.path``, where packages are looked up.
     """
     done = subprocess.run(
         [sys.executable, __file__], capture_output=True, text=True, check=True, env=os.environ
