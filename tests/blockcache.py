@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -114,6 +115,7 @@ class PassRecord:
 
     def save(self, outcomes: Iterable[Outcome], still_shown: Iterable[Block]) -> None:
         """Remember the blocks that passed now; keep only passes of blocks ``still_shown``."""
+        outcomes = list(outcomes)
         kept = {key(b) for b in still_shown}
         passed = {k: v for k, v in self._passed.items() if k in kept}
         today = datetime.date.today().isoformat()
@@ -126,11 +128,33 @@ class PassRecord:
                     "seconds": round(outcome.seconds, 2),
                     "on": today,
                 }
+        last_run = {
+            "at": time.time(),
+            "ran": len(outcomes),
+            "passed before": len(kept - {key(o.block) for o in outcomes}),
+            "inputs changed": self.changed,
+        }
         self._passed = passed
         self.changed = []
-        record = {"inputs": self.depends_on, "passed": passed}
+        record = {"inputs": self.depends_on, "passed": passed, "last run": last_run}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def last_run_line(path: Path, since: float) -> str | None:
+    """Say how the blocks test used the record at ``path``, if it did so after ``since``."""
+    try:
+        last = json.loads(path.read_text(encoding="utf-8"))["last run"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if last["at"] < since:
+        return None
+    changed = f" (inputs changed: {', '.join(last['inputs changed'])})"
+    return (
+        f"blocks alone: {last['ran']} ran now{changed if last['inputs changed'] else ''}, "
+        f"{last['passed before']} passed before with the same code and inputs ({path}; "
+        f"{EVERY_BLOCK}=1 runs them all)"
+    )
 
 
 if __name__ == "__main__":  # fresh_inputs() runs this file in a new interpreter

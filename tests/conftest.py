@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,10 +16,21 @@ import pytest
 import torch
 
 import sitebuild  # on the path through pytest's pythonpath setting
+from blockcache import last_run_line
 from cheatsheet import Environment, Measurement, timing
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
+
+
+_STARTED = time.time()
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    # The blocks test skips blocks that passed before (blockcache.py): say how many.
+    line = last_run_line(SITE.parent / "blocks-alone.json", since=_STARTED)
+    if line:
+        terminalreporter.write_line(line)
 
 
 @pytest.fixture

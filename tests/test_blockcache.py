@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import importlib.metadata
+import time
 
 import pytest
 
-from blockcache import EVERY_BLOCK, PassRecord, fresh_inputs, inputs
+from blockcache import EVERY_BLOCK, PassRecord, fresh_inputs, inputs, last_run_line
 from snippets import Block, Outcome
 
 INPUTS = {"torch": "2.14.1", "cheatsheet source": "abc"}
@@ -115,3 +116,17 @@ def test_inductor_s_default_cache_folder_set_is_the_same_input_as_unset(monkeypa
     assert fresh_inputs() == unset
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/somewhere/else")
     assert fresh_inputs()["TORCHINDUCTOR_CACHE_DIR"] == "/somewhere/else"
+
+
+def test_the_run_s_summary_says_how_many_blocks_ran_and_how_many_passed_before(tmp_path):
+    before, edited = Block("a", "print(1)\n"), Block("b", "print(2)\n")
+    PassRecord(tmp_path / "r.json", INPUTS).save(_ran(before), [before])
+    record = PassRecord(tmp_path / "r.json", INPUTS)
+    to_run, _ = record.split([before, edited])
+    started = time.time()
+    record.save(_ran(*to_run), [before, edited])
+    line = last_run_line(tmp_path / "r.json", since=started)
+    assert line.startswith("blocks alone: 1 ran now, 1 passed before with the same code")
+    assert last_run_line(tmp_path / "r.json", since=time.time() + 60) is None  # an older run's
+    PassRecord(tmp_path / "r.json", {**INPUTS, "torch": "2.13.0"}).save([], [before, edited])
+    assert "(inputs changed: torch)" in last_run_line(tmp_path / "r.json", since=started)

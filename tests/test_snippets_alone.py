@@ -49,14 +49,9 @@ def test_every_code_block_of_the_site_runs_alone(blocks, site):
     # (blockcache.py says what counts; a clean build or CHEATSHEET_EVERY_BLOCK=1 runs all).
     plain = [b for b in blocks if not _is_script(b)]
     record = PassRecord(site.parent / "blocks-alone.json", fresh_inputs())
-    to_run, passed_before = record.split(plain)
-    changed = f" (inputs changed: {', '.join(record.changed)})" if record.changed else ""
+    to_run, _ = record.split(plain)
     outcomes = run_alone(to_run)
-    record.save(outcomes, plain)
-    print(
-        f"{len(to_run)} of {len(plain)} blocks ran alone now{changed}; {len(passed_before)} "
-        f"passed alone before with the same code and inputs ({record.path})"
-    )
+    record.save(outcomes, plain)  # the run's summary says how many ran (conftest.py)
     failed = [o for o in outcomes if not o.ok]
     assert not failed, (
         f"{len(failed)} of {len(plain)} code blocks fail when run alone in a fresh "
