@@ -388,7 +388,10 @@ if __name__ == "__main__":
 # ``DTensor`` sharded on dim 0 across the ranks, so each rank stores half.
 # Forward and backward all-gather a layer's weights just in time, and
 # gradients are reduce-scattered back to shards. Apply it to each layer, then
-# to the root. The last layer has a single output row, so rank 1's shard of it
+# to the root. Without ``mesh=``, ``fully_shard`` builds a mesh on the accelerator
+# when there is one, one device per rank: on a machine with one GPU, rank 1's
+# ``set_device(1)`` fails (``invalid device ordinal``; seen on this site's H200
+# build), so these gloo scripts pass a CPU mesh. The last layer has a single output row, so rank 1's shard of it
 # is empty: uneven shards are allowed. After one step the gathered weights
 # (``full_tensor()``) equal one process trained on the whole batch. Not on every
 # release: on gloo, torch 2.6 fails in the backward (``'Stream' object has no
@@ -400,6 +403,7 @@ if __name__ == "__main__":
 import torch
 import torch.distributed as dist
 from torch import nn
+from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 
 
@@ -414,11 +418,12 @@ def make_batch():
 
 
 def make_sharded_model():
+    mesh = init_device_mesh("cpu", (dist.get_world_size(),))  # gloo ranks on the CPU
     model = make_model()
     for layer in model:
         if isinstance(layer, nn.Linear):
-            fully_shard(layer)
-    return fully_shard(model)
+            fully_shard(layer, mesh=mesh)
+    return fully_shard(model, mesh=mesh)
 
 
 def main():
@@ -472,6 +477,7 @@ import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from torch import nn
+from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 
 
@@ -481,11 +487,12 @@ def make_model():
 
 
 def make_sharded_model():
+    mesh = init_device_mesh("cpu", (dist.get_world_size(),))  # gloo ranks on the CPU
     model = make_model()
     for layer in model:
         if isinstance(layer, nn.Linear):
-            fully_shard(layer)
-    return fully_shard(model)
+            fully_shard(layer, mesh=mesh)
+    return fully_shard(model, mesh=mesh)
 
 
 def main():
