@@ -44,6 +44,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
@@ -61,6 +62,9 @@ TABS = 2
 # Lighthouse's desktop network: a page arrives in pieces, as it does for a reader.
 NETWORK = {"offline": False, "latency": 40, "downloadThroughput": 10 * 1024 * 1024 / 8,
            "uploadThroughput": 10 * 1024 * 1024 / 8}  # fmt: skip
+# Core Web Vitals call a cumulative layout shift of 0.1 or less good; a page that holds
+# still shifts by nothing, and 0.05 leaves room for a browser's rounding.
+MAX_LAYOUT_SHIFT = 0.05
 # The axe rules whose result a colour mode can change: text contrast, and links told
 # apart from the text around them by colour.
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
@@ -181,6 +185,9 @@ class Visit:
         How far the article's own box scrolls sideways, in pixels (0 when it fits).
     shifts : list[Shift]
         Every layout shift of the page while it loaded, input-caused ones left out.
+    loaded : list[str]
+        The paths of the site's files the page loaded (as the browser reported them;
+        a file it took from its memory cache may be missing).
     load_s, inject_s, check_s : float
         Seconds to load the page, to inject axe-core, and to settle and run the
         checks (the walk's share: in flight beside other tabs, not alone).
@@ -199,6 +206,7 @@ class Visit:
     client_width: int = 0
     article_overflow: int = 0
     shifts: list[Shift] = field(default_factory=list)
+    loaded: list[str] = field(default_factory=list)
     load_s: float = 0.0
     inject_s: float = 0.0
     check_s: float = 0.0
@@ -309,6 +317,8 @@ class _Tab:
     def _on_response(self, response) -> None:
         if response.status >= 400:
             self.visit.failed_requests.append(f"{response.status} {response.url}")
+        elif response.url.startswith(self.base_url + "/"):
+            self.visit.loaded.append(urlsplit(response.url).path)
 
     def start(self, path: str) -> None:
         """Load ``path`` and start the checks; they run while the walk goes on."""

@@ -18,6 +18,7 @@ import torch
 import sitebuild  # on the path through pytest's pythonpath setting
 from blockcache import last_run_line
 from cheatsheet import Environment, Measurement, timing
+from walkcache import last_run_line as walk_line
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
@@ -27,10 +28,14 @@ _STARTED = time.time()
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    # The blocks test skips blocks that passed before (blockcache.py): say how many.
-    line = last_run_line(SITE.parent / "blocks-alone.json", since=_STARTED)
-    if line:
-        terminalreporter.write_line(line)
+    # The blocks test and the site walk skip what passed before (blockcache.py,
+    # walkcache.py): say how many.
+    for line in (
+        last_run_line(SITE.parent / "blocks-alone.json", since=_STARTED),
+        walk_line(SITE.parent / "site-walk", since=_STARTED),
+    ):
+        if line:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture

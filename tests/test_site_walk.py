@@ -5,7 +5,9 @@ times) visits every page once and records what it finds; each test then states o
 claim about that record. axe-core (shipped by the pinned axe-playwright-python package,
 so nothing is fetched) checks each page as the reader sees it in that viewport and mode:
 with every rule in light mode, with the rules that read colours in dark mode, whose pages
-must show the same elements (checked here, page by page).
+must show the same elements (checked here, page by page). A page that passed a walk
+before, with the same files, browser and walk, is judged on its remembered visit
+(walkcache.py); a clean build, a fresh clone or CHEATSHEET_EVERY_PAGE=1 walks every page.
 """
 
 from __future__ import annotations
@@ -14,13 +16,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from site_walk import COLOUR_RULES, MODES, VIEWPORTS, Visit, pages, rules_for, serve, walk
+from site_walk import (
+    COLOUR_RULES,
+    MAX_LAYOUT_SHIFT,
+    MODES,
+    VIEWPORTS,
+    Visit,
+    pages,
+    rules_for,
+    serve,
+    walk,
+)
+
+from walkcache import SiteFiles, WalkRecord, inputs
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
-
-# Core Web Vitals call a cumulative layout shift of 0.1 or less good; a page that holds
-# still shifts by nothing, and 0.05 leaves room for a browser's rounding.
-MAX_LAYOUT_SHIFT = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +47,22 @@ def site_url(site: Path) -> Iterator[str]:
     ids=lambda combo: "-".join(combo),
 )
 def visits(request, browser, site_url, site) -> dict[str, Visit]:
-    """Visit every page in one viewport and mode; return what each one showed."""
+    """Visit every page in one viewport and mode; return what each one showed.
+
+    A page that passed this walk before, with the same files, browser and walk, is not
+    walked again: its remembered visit is judged instead (walkcache.py says when).
+    """
     viewport, mode = request.param
-    found = walk(browser, site_url, pages(site), viewport, mode, rules=rules_for(mode))
+    paths, files = pages(site), SiteFiles(site)
+    record = WalkRecord(
+        site.parent / "site-walk" / f"{viewport}-{mode}.json",
+        inputs(browser, rules_for(mode)),
+        mode,
+    )
+    todo, reused = record.split(paths, files)
+    walked = walk(browser, site_url, todo, viewport, mode, rules=rules_for(mode)) if todo else {}
+    record.save(walked, files, paths)
+    found = {path: walked.get(path) or reused[path] for path in paths}
     _WALKED[viewport, mode] = found
     return found
 
@@ -72,6 +95,20 @@ def test_no_console_error(visits):
 def test_every_request_succeeds(visits):
     found = {v.page: v.failed_requests for v in visits.values() if v.failed_requests}
     assert not found, f"failed requests:\n{_report(found)}"
+
+
+def test_every_file_a_page_loaded_walks_it_again_when_it_changes(visits, site):
+    """A page passed before is not walked again while its key holds (walkcache.py): the
+    key must cover every file the page loaded, or a changed file would go unseen."""
+    files = SiteFiles(site)
+    found = {}
+    for v in visits.values():
+        loaded = {files.site_path(url) for url in v.loaded}
+        uncovered = sorted(p for p in loaded - files.covered(v.page) if p)
+        if uncovered:
+            found[v.page] = uncovered
+    assert any(v.loaded for v in visits.values())
+    assert not found, f"files pages loaded that their walk's key leaves out:\n{_report(found)}"
 
 
 def test_no_sideways_scroll(visits):
