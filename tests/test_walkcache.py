@@ -208,11 +208,20 @@ def test_the_summary_says_how_many_pages_each_walk_took_from_the_record(tmp_path
     pages = ["index.html", "gallery/page.html"]
     _record(tmp_path).save({p: _visit(p) for p in pages}, SiteFiles(site), pages)
     line = last_run_line(tmp_path / "walk", since=started)
-    assert line.startswith("site walk: wide-light 2 walked now, 0 passed before")
+    assert line.startswith(
+        "site walk: wide-light 2 walked now (gallery/page.html, index.html), 0 passed before"
+    )
     again = _record(tmp_path, {**INPUTS, "chromium": "2"})
     todo, _ = again.split(pages, SiteFiles(site))
     again.save({p: _visit(p) for p in todo}, SiteFiles(site), pages)
     line = last_run_line(tmp_path / "walk", since=started)
     assert "wide-light 2 walked now (inputs changed: chromium), 0 passed before" in line
     assert f"{EVERY_PAGE}=1 walks them all" in line
+    many = [f"page{i}.html" for i in range(11)]
+    for page in many:
+        (site / page).write_text("<p>", encoding="utf-8")
+    shown = _record(tmp_path, {**INPUTS, "chromium": "2"})
+    shown.save({p: _visit(p) for p in many}, SiteFiles(site), pages + many)
+    line = last_run_line(tmp_path / "walk", since=started)
+    assert "wide-light 11 walked now, 2 passed before" in line  # too many to name
     assert last_run_line(tmp_path / "walk", since=time.time() + 60) is None

@@ -47,6 +47,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # the first time a reader types a query (docs/_ext/tasksearch.py). They change with
 # nearly every edit of a page's text.
 LOADED_ON_SEARCH = frozenset({"_static/search-index.js"})
+# The summary names the pages a walk visited when there are at most this many.
+SHOWN_PAGES = 10
 FONT_FOLDERS = ("/usr/share/fonts", "/usr/local/share/fonts", "/etc/fonts")
 # Where an element names a file the browser loads with the page; a link (<a href>) is
 # a place to go, not a file the page needs.
@@ -236,6 +238,7 @@ class WalkRecord:
         last_run = {
             "at": time.time(),
             "walked": len(walked),
+            "pages walked": sorted(walked),
             "passed before": len(kept - walked.keys()),
             "inputs changed": self.changed,
         }
@@ -254,11 +257,16 @@ def last_run_line(folder: Path, since: float) -> str | None:
         except (OSError, ValueError, KeyError, TypeError):
             continue
         if last["at"] >= since:
-            changed = last["inputs changed"]
+            changed, walked = last["inputs changed"], last.get("pages walked", [])
+            if changed:
+                why = f" (inputs changed: {', '.join(changed)})"
+            elif 0 < len(walked) <= SHOWN_PAGES:
+                why = f" ({', '.join(walked)})"
+            else:
+                why = ""
             walks.append(
-                f"{path.stem} {last['walked']} walked now"
-                + (f" (inputs changed: {', '.join(changed)})" if changed else "")
-                + f", {last['passed before']} passed before"
+                f"{path.stem} {last['walked']} walked now{why}, "
+                f"{last['passed before']} passed before"
             )
     if not walks:
         return None
