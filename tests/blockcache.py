@@ -72,6 +72,30 @@ def key(block: Block) -> str:
     return hashlib.sha256(block.code.encode("utf-8")).hexdigest()
 
 
+def read_passes(path: Path, depends_on: dict[str, str]) -> tuple[dict[str, dict], list[str]]:
+    """Return the passes a record holds under ``depends_on``, and the inputs that changed.
+
+    A missing or damaged record holds none and names no change; a record made under
+    other inputs holds none and names the inputs that differ. The site walk's record
+    (walkcache.py) is kept the same way.
+    """
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored_inputs, passed = dict(stored["inputs"]), dict(stored["passed"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}, []
+    every = stored_inputs.keys() | depends_on.keys()
+    changed = sorted(k for k in every if stored_inputs.get(k) != depends_on.get(k))
+    return (passed if not changed else {}), changed
+
+
+def write_passes(path: Path, depends_on: dict[str, str], passed: dict, last_run: dict) -> None:
+    """Write a record: the inputs, the passes under them, and what the last run did."""
+    record = {"inputs": depends_on, "passed": passed, "last run": last_run}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
 class PassRecord:
     """The blocks that passed alone under one set of inputs.
 
@@ -87,15 +111,7 @@ class PassRecord:
     def __init__(self, path: Path, depends_on: dict[str, str]) -> None:
         self.path = path
         self.depends_on = depends_on
-        try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-            stored_inputs, passed = dict(stored["inputs"]), dict(stored["passed"])
-        except (OSError, ValueError, KeyError, TypeError):
-            stored_inputs, passed = {}, {}
-        # The inputs that differ from the record's (none when there is no record yet).
-        every = stored_inputs.keys() | depends_on.keys() if stored_inputs else set()
-        self.changed = sorted(k for k in every if stored_inputs.get(k) != depends_on.get(k))
-        self._passed: dict[str, dict] = passed if stored_inputs == depends_on else {}
+        self._passed, self.changed = read_passes(path, depends_on)
 
     def passed(self, block: Block) -> bool:
         """Whether ``block`` passed alone before, with this code and these inputs."""
@@ -132,11 +148,8 @@ class PassRecord:
             "passed before": len(kept - {key(o.block) for o in outcomes}),
             "inputs changed": self.changed,
         }
-        self._passed = passed
-        self.changed = []
-        record = {"inputs": self.depends_on, "passed": passed, "last run": last_run}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        self._passed, self.changed = passed, []
+        write_passes(self.path, self.depends_on, passed, last_run)
 
 
 def last_run_line(path: Path, since: float) -> str | None:

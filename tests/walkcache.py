@@ -41,6 +41,8 @@ from urllib.parse import unquote, urlsplit
 
 from site_walk import MAX_LAYOUT_SHIFT, Shift, Visit, axe_script, published_root
 
+from blockcache import read_passes, write_passes
+
 EVERY_PAGE = "CHEATSHEET_EVERY_PAGE"
 ROOT = Path(__file__).resolve().parents[1]
 # Files of _static/ that no page loads as it opens: the task search's records, loaded
@@ -200,14 +202,7 @@ class WalkRecord:
 
     def __init__(self, path: Path, depends_on: dict[str, str], mode: str) -> None:
         self.path, self.depends_on, self.mode = path, depends_on, mode
-        try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-            stored_inputs, passed = dict(stored["inputs"]), dict(stored["passed"])
-        except (OSError, ValueError, KeyError, TypeError):
-            stored_inputs, passed = {}, {}
-        every = stored_inputs.keys() | depends_on.keys() if stored_inputs else set()
-        self.changed = sorted(k for k in every if stored_inputs.get(k) != depends_on.get(k))
-        self._passed: dict[str, dict] = passed if stored_inputs == depends_on else {}
+        self._passed, self.changed = read_passes(path, depends_on)
 
     def split(self, paths: Iterable[str], files: SiteFiles) -> tuple[list[str], dict[str, Visit]]:
         """Return the pages to walk now, and the visits that passed with the same files.
@@ -243,9 +238,7 @@ class WalkRecord:
             "inputs changed": self.changed,
         }
         self._passed, self.changed = passed, []
-        record = {"inputs": self.depends_on, "passed": passed, "last run": last_run}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        write_passes(self.path, self.depends_on, passed, last_run)
 
 
 def last_run_line(folder: Path, since: float) -> str | None:
