@@ -285,3 +285,44 @@ def test_no_script_for_torchrun_imports_the_site_s_helpers(blocks):
     assert len(scripts) > 20, "the distributed pages show their scripts for torchrun"
     helpers = [b.origin for b in scripts if "cheatsheet" in b.code]
     assert not helpers, f"scripts a reader runs with torchrun import this site's helpers: {helpers}"
+
+
+# -- Reading the blocks off a page ----------------------------------------------------
+
+
+@pytest.mark.site
+def test_the_pattern_reads_a_page_s_blocks_as_beautiful_soup_does(site):
+    from snippets import _codes_by_pattern, _codes_by_soup
+
+    # The pages with the most blocks; a whole-site comparison took 11 s (0 differences).
+    pages = sorted(site.glob("gallery/*/*.html"), key=lambda p: -p.read_text().count("<pre"))
+    for page in pages[:3]:
+        text = page.read_text(encoding="utf-8")
+        assert _codes_by_pattern(text) == _codes_by_soup(text), page
+
+
+_SHAPES = {
+    "sphinx": '<div class="highlight-Python notranslate"><div class="highlight"><pre>{}</pre></div></div>',
+    "an id": '<div class="highlight-python notranslate" id="b"><div class="highlight"><pre>{}</pre></div></div>',
+    "no pre": '<div class="highlight-python"><div class="highlight">{}</div></div>',
+    "pre attrs": '<div class="highlight-default"><div class="highlight"><pre class="x">{}</pre></div></div>',
+}
+_CODE = (
+    '<span class="n">x</span> <span class="o">=</span> <a title="a &gt; b" href="t>x">torch</a>'
+    '<span class="o">&lt;</span>&quot;&amp;&#39;\n'
+)
+
+
+@pytest.mark.parametrize("shape", _SHAPES)
+def test_a_block_of_any_shape_is_read_and_text_comes_back_unescaped(shape, tmp_path):
+    from snippets import html_blocks
+
+    page = tmp_path / "p.html"
+    other = '<div class="highlight-console notranslate"><div class="highlight"><pre>$ ls</pre></div></div>'
+    page.write_text("<html><body>" + other + _SHAPES[shape].format(_CODE) * 2 + "</body></html>")
+    blocks = html_blocks(page)
+    if shape == "no pre":
+        assert blocks == []
+    else:
+        assert [b.origin for b in blocks] == ["p.html block 1", "p.html block 2"]
+        assert blocks[0].code == "x = torch<\"&'\n"
