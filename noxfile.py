@@ -319,9 +319,6 @@ def merge(session: nox.Session) -> None:
     session.log(f"Site built from the shards: open {(BUILD / 'index.html').as_uri()}")
 
 
-XDIST = ("-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder")
-
-
 @nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """Run the whole test suite (unit tests, page snippets, the built site)."""
@@ -331,8 +328,6 @@ def tests(session: nox.Session) -> None:
         _build_site(run)
     # One worker per core, each taking whole test files: the slow ones (every block
     # run alone, the walk of every page) then run side by side. `-n 0` runs serially.
-    # The files start longest first, timed by the last run (tests/testorder.py), so
-    # xdist must keep the collected order rather than sort files by their test count.
     # The tests that read verdicts off a real clock run afterwards, alone: beside the
     # others every core is busy, a slowed round makes a verdict honestly "about as
     # fast", and a test expecting "slower" would fail for the machine, not the code.
@@ -341,9 +336,10 @@ def tests(session: nox.Session) -> None:
     durations = [] if any(a.startswith("--durations") for a in session.posargs) else [
         "--durations=15", "--durations-min=2"]  # fmt: skip
     if "-m" in session.posargs:  # the caller chose the tests: run them as asked
-        run("pytest", *XDIST, *durations, *session.posargs)
+        run("pytest", "-n", "auto", "--dist", "loadfile", *durations, *session.posargs)
         return
-    run("pytest", *XDIST, "-m", "not clock", *durations, *session.posargs)
+    run("pytest", "-n", "auto", "--dist", "loadfile", "-m", "not clock", *durations,
+        *session.posargs)  # fmt: skip
     # Exit status 5: none of the tests asked for reads a clock.
     run("pytest", "-m", "clock", *durations, *session.posargs, "-n", "0", success_codes=[0, 5])
 

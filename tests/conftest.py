@@ -16,7 +16,6 @@ import pytest
 import torch
 
 import sitebuild  # on the path through pytest's pythonpath setting
-import testorder
 from blockcache import last_run_line
 from cheatsheet import Environment, Measurement, timing
 from walkcache import last_run_line as walk_line
@@ -26,25 +25,6 @@ SITE = ROOT / "_build" / "html"
 
 
 _STARTED = time.time()
-# How long each test took when it last ran: the files that took longest start first.
-TEST_SECONDS = SITE.parent / "test-seconds.json"
-_TOOK: dict[str, float] = {}
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Last, after -m and -k chose the tests: the longest files first (testorder.py says why).
-    testorder.reorder(items, TEST_SECONDS)
-
-
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    _TOOK[report.nodeid] = _TOOK.get(report.nodeid, 0.0) + report.duration
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    # Only the process that saw every worker's reports writes the record.
-    if not hasattr(session.config, "workerinput"):
-        testorder.write(TEST_SECONDS, _TOOK)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
