@@ -2,7 +2,8 @@
 
 Each of the four walks (wide and phone, light and dark) took 97 to 158 s of a 767 s
 test run on the 2-core machine (nothing else running, no page changed, every block
-reused): after a contributor changes one page, the longest part of the tests. A walk's findings about a page depend on what the browser
+reused, every page walked): the longest part of the tests that a contributor waited
+for after changing one page. A walk's findings about a page depend on what the browser
 was given and how it looked: the page's HTML, the files it loads (the site's static
 files, the images it shows), the browser, axe-core and the walk's own code. This file
 remembers each page that passed a walk, by those, the way ``blockcache.py`` remembers a
