@@ -108,7 +108,12 @@ for verdict in table.verdicts():
 # Python interpreter: ``AOTIModelPackageLoader`` unpacks it and runs the
 # compiled library. Build it with CMake's ``find_package(Torch)`` and
 # link ``${TORCH_LIBRARIES}``. The package is tied to the device and, for
-# CPUs, to the instruction set it was compiled for.
+# CPUs, to the instruction set it was compiled for. Its library also needs
+# the C++ runtime of the compiler that built it: on the H200 machine that
+# records this site's GPU numbers (torch 2.11.0, the system's g++ 13.3),
+# ``aoti_load_package`` ended Python with a segmentation fault, and the same
+# package loaded and ran once the system's ``libstdc++.so.6`` was preloaded
+# with ``LD_PRELOAD``, which points at an older libstdc++ loaded before it.
 #
 # .. code-block:: cpp
 #
