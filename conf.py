@@ -44,6 +44,7 @@ extensions = [
     "machines",  # results recorded on other machines, beside the live ones
     "since",  # from which torch release each entry works, from the version records
     "tasksearch",  # search results down to the entry, as the reader types
+    "searchentries",  # Sphinx's own search keeps every page's index entries across rebuilds
     "tablewidths",  # Summary tables state their column widths: they hold still as pages load
 ]
 root_doc = "index"

@@ -1,0 +1,53 @@
+"""Sphinx's search index keeps the index entries of the pages a rebuild does not write.
+
+The site's search page also runs Sphinx's own search, whose ``searchindex.js`` lists
+the index entries (each ``:entry:`` of a Summary table makes one). A rebuild writes only
+the pages that changed and reads the rest of the index back from the last
+``searchindex.js``, but Sphinx 9.0 reads back every part of it except the index
+entries (sphinx-doc/sphinx#12599, open): after ``nox -s docs`` with one page changed,
+or in ``nox -s docs-live``, the entries of every other page were gone (the file shrank
+from 292 KB to 211 KB) until the next clean build.
+
+This extension reads them back too, and forgets those of pages that no longer exist,
+so a rebuild writes the same index as a clean build.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.search import IndexBuilder
+
+_load = IndexBuilder.load
+_prune = IndexBuilder.prune
+
+
+def _load_with_entries(self: IndexBuilder, stream: Any, format: Any) -> None:
+    """``IndexBuilder.load``, then the index entries the frozen index holds."""
+    text = stream.read()
+    _load(self, io.StringIO(text) if isinstance(text, str) else io.BytesIO(text), format)
+    frozen = (self.formats[format] if isinstance(format, str) else format).loads(text)
+    names = frozen["docnames"]
+    restored: dict[str, list[tuple[str, str, str]]] = {}
+    for entry, places in frozen.get("indexentries", {}).items():
+        for doc, target, main in places:
+            restored.setdefault(names[doc], []).append((entry, target, "main" if main else ""))
+    for docname, entries in restored.items():
+        self._index_entries[docname] = sorted(entries)
+
+
+def _prune_with_entries(self: IndexBuilder, docnames: Iterable[str]) -> None:
+    """``IndexBuilder.prune``, which keeps only ``docnames``: their index entries too."""
+    keep = set(docnames)
+    _prune(self, keep)
+    for docname in [d for d in self._index_entries if d not in keep]:
+        del self._index_entries[docname]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    IndexBuilder.load = _load_with_entries
+    IndexBuilder.prune = _prune_with_entries
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
