@@ -107,24 +107,31 @@ def test_nothing_is_loaded_from_outside_the_site(site):
     assert not offenders, "\n".join(offenders)
 
 
+@cache
+def _links_and_ids(page: Path) -> tuple[list[str], frozenset[str]]:
+    """Where ``page``'s links point, and the ids of its elements: each page parsed once."""
+    soup = _soup(page)
+    links = [a["href"] for a in soup.find_all("a", href=True)]
+    return links, frozenset(tag["id"] for tag in soup.find_all(id=True))
+
+
 def test_every_internal_link_resolves(site):
     broken = []
     for page in _pages(site):
         if page == site / "404.html":
             continue  # its links start at the site's root, checked in the test of the 404 page
-        for a in _soup(page).find_all("a", href=True):
-            href = a["href"]
+        for href in _links_and_ids(page.resolve())[0]:
             parts = urlsplit(href)
             if parts.scheme or href.startswith(("//", "mailto:")):
                 continue
-            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page.resolve()
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
                 broken.append(f"{page.relative_to(site)} -> {href}")
                 continue
             anchored = parts.fragment and target.suffix == ".html"
-            if anchored and _soup(target).find(id=unquote(parts.fragment)) is None:
+            if anchored and unquote(parts.fragment) not in _links_and_ids(target)[1]:
                 broken.append(f"{page.relative_to(site)} -> {href} (no such anchor)")
     assert not broken, "\n".join(broken[:50])
 
