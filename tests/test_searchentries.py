@@ -69,7 +69,7 @@ def test_a_rebuild_writes_the_index_entries_a_clean_build_writes(tmp_path, chang
 
 
 def test_without_it_a_rebuild_loses_the_entries_of_pages_it_does_not_write(tmp_path, monkeypatch):
-    # What the extension is for: Sphinx's own reading back of the index (#12599). When a
+    # What the extension is for: Sphinx's own reading back of the index. When a
     # Sphinx release reads the entries back itself, this fails and the extension can go.
     monkeypatch.setattr(searchentries.IndexBuilder, "load", searchentries._load)
     monkeypatch.setattr(searchentries.IndexBuilder, "prune", searchentries._prune)

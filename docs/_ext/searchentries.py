@@ -1,12 +1,12 @@
 """Sphinx's search index keeps the index entries of the pages a rebuild does not write.
 
 The site's search page also runs Sphinx's own search, whose ``searchindex.js`` lists
-the index entries (each ``:entry:`` of a Summary table makes one). A rebuild writes only
-the pages that changed and reads the rest of the index back from the last
-``searchindex.js``, but Sphinx 9.0 reads back every part of it except the index
-entries (sphinx-doc/sphinx#12599, open): after ``nox -s docs`` with one page changed,
-or in ``nox -s docs-live``, the entries of every other page were gone (the file shrank
-from 292 KB to 211 KB) until the next clean build.
+the index entries (tasksearch.py gives each section one for each of its search phrases
+and for what each Summary row says the reader wants). A rebuild writes only the pages
+that changed and reads the rest of the index back from the last ``searchindex.js``, but
+Sphinx 9.0 reads back every part of it except the index entries (a Sphinx bug, open
+upstream): after a rebuild, the entries of every page it did not write were gone (the
+file shrank from 292 KB to 211 KB) until the next clean build.
 
 This extension reads them back too, and forgets those of pages that no longer exist,
 so a rebuild writes the same index as a clean build.
