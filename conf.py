@@ -30,6 +30,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "sphinx.ext.intersphinx",
     "sphinx_codeautolink",  # links names in Markdown code blocks; the gallery links its own
+    "codelinks",  # ...on every page a rebuild writes, not only on those it counted as changed
     "sphinx.ext.githubpages",  # .nojekyll, or GitHub Pages drops _static/ and _images/
     "sphinx_sitemap",
     "notfound.extension",
