@@ -12,8 +12,14 @@ import searchentries  # on the path through pytest's pythonpath setting
 
 PAGES = {
     "index.rst": "Home\n====\n\n.. toctree::\n\n   alpha\n   beta\n",
-    "alpha.rst": "Alpha\n=====\n\n.. index:: single: first entry\n\n.. index:: pair: Second; entry\n\nText.\n",
-    "beta.rst": "Beta\n====\n\n.. index:: single: third entry\n   :name: third\n\n.. index:: ! main entry\n\nMore text.\n",
+    "alpha.rst": (
+        "Alpha\n=====\n\n.. index:: single: first entry\n\n.. index:: pair: Second; entry\n\n"
+        ".. index:: single: shared entry\n\nText.\n"
+    ),
+    "beta.rst": (
+        "Beta\n====\n\n.. index:: single: third entry\n   :name: third\n\n.. index:: ! main entry\n\n"
+        ".. index:: single: shared entry\n\nMore text.\n"
+    ),
 }
 
 
@@ -58,6 +64,8 @@ def test_a_rebuild_writes_the_index_entries_a_clean_build_writes(tmp_path, chang
     rebuilt = _build(source, out)
     clean = _build(source, tmp_path / "clean")
     assert rebuilt == clean
+    # The same file, byte for byte: an entry on two pages lists them in the same order.
+    assert (out / "searchindex.js").read_bytes() == (tmp_path / "clean/searchindex.js").read_bytes()
     if change == "nothing":
         assert rebuilt == first
     elif change == "a page's entry":

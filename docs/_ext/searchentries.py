@@ -8,8 +8,10 @@ Sphinx 9.0 reads back every part of it except the index entries (a Sphinx bug, o
 upstream): after a rebuild, the entries of every page it did not write were gone (the
 file shrank from 292 KB to 211 KB) until the next clean build.
 
-This extension reads them back too, and forgets those of pages that no longer exist,
-so a rebuild writes the same index as a clean build.
+This extension reads them back too, forgets those of pages that no longer exist (and
+the words only they held), and lists an entry's pages in the order a clean build does,
+so a rebuild writes the same ``searchindex.js`` as a clean build, byte for byte (the
+site walk loads it with the search page, and walks that page again when it changes).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sphinx.search import IndexBuilder
 
 _load = IndexBuilder.load
 _prune = IndexBuilder.prune
+_freeze = IndexBuilder.freeze
 
 
 def _load_with_entries(self: IndexBuilder, stream: Any, format: Any) -> None:
@@ -47,7 +50,22 @@ def _prune_with_entries(self: IndexBuilder, docnames: Iterable[str]) -> None:
         del self._index_entries[docname]
 
 
+def _freeze_as_a_clean_build(self: IndexBuilder) -> dict[str, Any]:
+    """``IndexBuilder.freeze``, holding what a clean build's index holds, in its order.
+
+    A clean build feeds the pages in name order; a rebuild feeds the pages it writes after
+    those it read back, so an entry on several pages listed them in another order. And
+    ``prune`` leaves the words of a removed page behind with no page (``"beta": []``).
+    """
+    self._index_entries = dict(sorted(self._index_entries.items()))
+    for mapping in (self._mapping, self._title_mapping):
+        for word in [w for w, docnames in mapping.items() if not docnames]:
+            del mapping[word]
+    return _freeze(self)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     IndexBuilder.load = _load_with_entries
     IndexBuilder.prune = _prune_with_entries
+    IndexBuilder.freeze = _freeze_as_a_clean_build
     return {"parallel_read_safe": True, "parallel_write_safe": True}
