@@ -1,26 +1,51 @@
 """sphinx-codeautolink links the code of every page a build writes.
 
-codeautolink adds its links to the written HTML at the end of the build, and only to the
-pages that the HTML builder called outdated when the build began: pages whose source is
-newer than their HTML, or every page when an HTML setting changed. Sphinx writes more
-pages than that. When ``extensions`` changes ("[extensions changed]"), or a page is read
-again for a file it depends on, Sphinx reads and writes pages whose source did not change,
-and they were written without their code links (``guides/measuring.html`` lost all 13)
-until the next clean build. codeautolink's tracker has an open issue about links missing
-after partial builds.
+codeautolink notes each page's code while Sphinx reads it, keeps the notes in a cache
+for the next build, and adds its links to the written HTML at the end of a build. Two of
+its shortcuts left Markdown pages written with no code links until the next clean build:
+
+- It links only the pages the HTML builder called outdated when the build began: pages
+  whose source is newer than their HTML, or every page when an HTML setting changed.
+  Sphinx writes more than that. When ``extensions`` changes ("[extensions changed]"),
+  Sphinx reads and writes every page, and none was linked (``guides/measuring.html``
+  lost all 13 links).
+- It reads back from its cache only the notes of ``.rst`` pages. A Markdown page that a
+  build writes without reading it again (the landing page, when a page its table of
+  contents lists changed) had no notes, and lost its links.
 
 This extension adds each page the build resolves for writing to the pages codeautolink
-links, so a rebuild links what a clean build links.
+links, and reads back the notes of pages of every source suffix the site has, so a
+rebuild links what a clean build links. codeautolink's tracker has an open issue about
+links missing after partial builds.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
+from sphinx_codeautolink.extension import cache
+
+# The site's source suffixes (".rst", ".md"), known once the configuration is read.
+_suffixes: tuple[str, ...] = (".rst",)
+
+
+def _read_every_suffix(self: cache.DataCache) -> None:
+    """``DataCache.read``, keeping the notes of every page whose source still exists."""
+    path = self.cache_dir / self.cache_filename
+    if not path.exists():
+        return
+    for docname, transforms in json.loads(path.read_text("utf-8")).items():
+        if not any((self.src_dir / f"{docname}{suffix}").exists() for suffix in _suffixes):
+            continue  # the page is gone
+        for transform in transforms:
+            transform["example"] = cache.CodeExample(**transform["example"])
+            transform["names"] = [cache.Name(**name) for name in transform["names"]]
+        self.transforms[docname] = [cache.SourceTransform(**t) for t in transforms]
 
 
 def _codeautolink_state(app: Sphinx) -> Any:
@@ -37,9 +62,17 @@ def _codeautolink_state(app: Sphinx) -> Any:
     )
 
 
+def _know_the_suffixes(app: Sphinx) -> None:
+    global _suffixes
+    _suffixes = tuple(app.config.source_suffix)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinx_codeautolink")
     state = _codeautolink_state(app)
+    cache.DataCache.read = _read_every_suffix
+    # Before codeautolink's own handler (priority 500), which reads its cache.
+    app.connect("builder-inited", _know_the_suffixes, priority=400)
 
     def link_written_page(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         # Emitted in the main process for each page about to be written, serial or
