@@ -152,8 +152,8 @@ class PassRecord:
         write_passes(self.path, self.depends_on, passed, last_run)
 
 
-def last_run_line(path: Path, since: float) -> str | None:
-    """Say how the blocks test used the record at ``path``, if it did so after ``since``."""
+def last_run_line(path: Path, since: float, what: str = "blocks alone") -> str | None:
+    """Say how a test used the record at ``path`` (``what`` it holds), if after ``since``."""
     try:
         last = json.loads(path.read_text(encoding="utf-8"))["last run"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -162,7 +162,7 @@ def last_run_line(path: Path, since: float) -> str | None:
         return None
     changed = f" (inputs changed: {', '.join(last['inputs changed'])})"
     return (
-        f"blocks alone: {last['ran']} ran now{changed if last['inputs changed'] else ''}, "
+        f"{what}: {last['ran']} ran now{changed if last['inputs changed'] else ''}, "
         f"{last['passed before']} passed before with the same code and inputs ({path}; "
         f"{EVERY_BLOCK}=1 runs them all)"
     )

@@ -28,10 +28,13 @@ _STARTED = time.time()
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    # The blocks test and the site walk skip what passed before (blockcache.py,
+    # The blocks tests and the site walk skip what passed before (blockcache.py,
     # walkcache.py): say how many.
     for line in (
         last_run_line(SITE.parent / "blocks-alone.json", since=_STARTED),
+        last_run_line(
+            SITE.parent / "blocks-fresh.json", _STARTED, "blocks fresh as forked (a sample)"
+        ),
         walk_line(SITE.parent / "site-walk", since=_STARTED),
     ):
         if line:

@@ -162,9 +162,9 @@ def test_a_rank_that_exits_or_crashes_fails_the_run(tmp_path, ending, says):
 def test_a_hung_rank_times_out_showing_its_stack_and_nothing_outlives_it(tmp_path, isolation):
     code = LEAVES_A_GRANDCHILD.replace("THEN", "if rank == 0:\n    wait_forever()")
     with pytest.raises(TorchrunError) as info:
-        # Several times what torchrun takes to start ranks that import no torch (about
-        # 3 s on a busy two-core machine): every second here is waited in full.
-        run(_script(tmp_path, "hangs.py", code), 2, timeout_s=25, cwd=tmp_path)
+        # Five times what torchrun takes to start ranks that import no torch (about 3 s
+        # on a busy two-core machine): every second here is waited in full, twice.
+        run(_script(tmp_path, "hangs.py", code), 2, timeout_s=15, cwd=tmp_path)
     message = str(info.value)
     assert "timed out" in message
     assert info.value.result.returncode == 124
