@@ -28,7 +28,7 @@ to edit weights in place       :entry:`with torch.no_grad(): <basics-inplace-aut
 # requires_grad, grad_fn, is_leaf
 # -------------------------------
 # A tensor created with ``requires_grad=True`` is a leaf of the graph; every result
-# computed from it requires gradients too and remembers the operation in ``grad_fn``.
+# computed from it requires gradients too and remembers the operation that made it in ``grad_fn``.
 import torch
 
 w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
