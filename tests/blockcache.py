@@ -152,8 +152,13 @@ class PassRecord:
         write_passes(self.path, self.depends_on, passed, last_run)
 
 
-def last_run_line(path: Path, since: float, what: str = "blocks alone") -> str | None:
-    """Say how a test used the record at ``path`` (``what`` it holds), if after ``since``."""
+def last_run_line(
+    path: Path, since: float, what: str = "blocks alone", every: str = EVERY_BLOCK
+) -> str | None:
+    """Say how a test used the record at ``path`` (``what`` it holds), if after ``since``.
+
+    ``every`` names the variable that makes the test run everything the record holds.
+    """
     try:
         last = json.loads(path.read_text(encoding="utf-8"))["last run"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -164,7 +169,7 @@ def last_run_line(path: Path, since: float, what: str = "blocks alone") -> str |
     return (
         f"{what}: {last['ran']} ran now{changed if last['inputs changed'] else ''}, "
         f"{last['passed before']} passed before with the same code and inputs ({path}; "
-        f"{EVERY_BLOCK}=1 runs them all)"
+        f"{every}=1 runs them all)"
     )
 
 

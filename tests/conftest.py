@@ -18,6 +18,7 @@ import torch
 import sitebuild  # on the path through pytest's pythonpath setting
 from blockcache import last_run_line
 from cheatsheet import Environment, Measurement, timing
+from clockcache import EVERY_CLOCK, ClockRecord
 from walkcache import last_run_line as walk_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +26,36 @@ SITE = ROOT / "_build" / "html"
 
 
 _STARTED = time.time()
+CLOCK_RECORD = SITE.parent / "clock-tests.json"
+_clock_record: ClockRecord | None = None
+
+
+@pytest.hookimpl(trylast=True)  # after ``-m`` has deselected what it deselects
+def pytest_collection_modifyitems(config, items) -> None:
+    # A clock test that passed before under the same code and inputs does not run again
+    # (clockcache.py). Only in a run of one process: nox runs the clock tests so.
+    global _clock_record
+    clock = [item for item in items if item.get_closest_marker("clock")]
+    if not clock or hasattr(config, "workerinput") or config.getoption("numprocesses", 0):
+        return
+    _clock_record = ClockRecord(CLOCK_RECORD)
+    _, before = _clock_record.split(clock)
+    if before:
+        config.hook.pytest_deselected(items=before)
+        items[:] = [item for item in items if item not in before]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if _clock_record is not None and item.get_closest_marker("clock"):
+        _clock_record.note(item, report)
+    return report
+
+
+def pytest_sessionfinish(session) -> None:
+    if _clock_record is not None:
+        _clock_record.save()
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
@@ -36,6 +67,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
             SITE.parent / "blocks-fresh.json", _STARTED, "blocks fresh as forked (a sample)"
         ),
         walk_line(SITE.parent / "site-walk", since=_STARTED),
+        last_run_line(CLOCK_RECORD, _STARTED, "clock tests", every=EVERY_CLOCK),
     ):
         if line:
             terminalreporter.write_line(line)
