@@ -22,7 +22,10 @@ def _site(root: Path) -> Path:
         "404.html": '<link href="/name/_static/theme.css"><img src="/name/_images/lost.png">',
         "index.html": '<link rel="stylesheet" href="_static/theme.css?v=1">'
         '<script src="_static/site.js"></script><a href="gallery/page.html">go</a>',
-        "gallery/page.html": '<link href="../_static/theme.css"><img src="../_images/plot.png" '
+        "gallery/page.html": '<link href="../_static/theme.css"><link rel="icon" '
+        'href="../_images/icon.png"><link rel="prev" href="other.html" title="Other">'
+        '<link href="../genindex.html" rel="index"><link rel="search" href="../search.html">'
+        '<img src="../_images/plot.png" '
         'srcset="../_images/plot.png 1x, ../_images/plot@2x.png 2x">'
         '<object data="../_images/chart.svg"></object><a href="../_images/other.png">x</a>',
         "gallery/other.html": '<img src="../_images/other.png">',
@@ -32,6 +35,9 @@ def _site(root: Path) -> Path:
         "_images/plot.png": "p",
         "_images/plot@2x.png": "p2",
         "_images/chart.svg": "<svg/>",
+        "_images/icon.png": "i",
+        "genindex.html": "entries",
+        "search.html": "search",
         "_images/other.png": "o",
         "_images/lost.png": "l",
     }
@@ -49,8 +55,10 @@ def _visit(page: str, **found) -> Visit:
 def test_a_page_names_the_files_its_browser_loads_not_the_pages_it_links(tmp_path):
     files = SiteFiles(_site(tmp_path))
     assert files.named_by("index.html") == ["_static/site.js", "_static/theme.css"]
+    # ... and not the pages its <link rel="prev">, "index" or "search" name.
     assert files.named_by("gallery/page.html") == [
-        "_images/chart.svg", "_images/plot.png", "_images/plot@2x.png", "_static/theme.css",
+        "_images/chart.svg", "_images/icon.png", "_images/plot.png", "_images/plot@2x.png",
+        "_static/theme.css",
     ]  # fmt: skip
     # The 404 page names its files where the site lives on its host.
     assert files.named_by("404.html") == ["_images/lost.png", "_static/theme.css"]
@@ -82,7 +90,7 @@ def _key_after(tmp_path: Path, page: str, change: str) -> tuple[str, str]:
 @pytest.mark.parametrize(
     "change",
     ["gallery/page.html", "_images/plot.png", "_images/plot@2x.png", "_images/chart.svg",
-     "_static/site.js", "_static/theme.css"],
+     "_images/icon.png", "_static/site.js", "_static/theme.css"],
 )  # fmt: skip
 def test_a_page_is_walked_again_when_a_file_it_loads_changes(tmp_path, change):
     before, after = _key_after(tmp_path, "gallery/page.html", change)
@@ -90,8 +98,10 @@ def test_a_page_is_walked_again_when_a_file_it_loads_changes(tmp_path, change):
 
 
 @pytest.mark.parametrize(
-    "change", ["gallery/other.html", "index.html", "_images/other.png", "_static/search-index.js"]
-)
+    "change",
+    ["gallery/other.html", "index.html", "_images/other.png", "_static/search-index.js",
+     "genindex.html", "search.html"],
+)  # fmt: skip
 def test_a_page_is_not_walked_again_for_a_file_it_does_not_load(tmp_path, change):
     before, after = _key_after(tmp_path, "gallery/page.html", change)
     assert before == after

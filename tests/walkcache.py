@@ -10,9 +10,10 @@ remembers each page that passed a walk, by those, the way ``blockcache.py`` reme
 block by its code and inputs; the tests then judge the remembered visit as they judge
 a new one.
 
-- A page is walked again when its HTML changed, or a file its HTML names (a stylesheet,
-  a script, an image), or any file under ``_static/`` except ``search-index.js``, which
-  ``tasksearch.js`` loads only when a reader searches. The walk records what each page
+- A page is walked again when its HTML changed, or a file its HTML names for the browser
+  to load (a stylesheet, a script, an image; not the pages its ``<link rel="prev">``,
+  ``"next"``, ``"index"`` or ``"search"`` name), or any file under ``_static/`` except
+  ``search-index.js``, which ``tasksearch.js`` loads only when a reader searches. The walk records what each page
   loaded, and ``test_site_walk.py`` checks that every file is one its key covers.
 - Every page is walked again when the walk's inputs change: ``site_walk.py``, axe-core,
   Chromium's and Playwright's versions, the axe rules of the walk, the system's fonts.
@@ -88,12 +89,24 @@ def inputs(browser, rules: tuple[str, ...] | None) -> dict[str, str]:
     }
 
 
+# A <link> with only these relations names a place to go, which the browser does not load
+# with the page: the previous and next page, the index, the search page. Counted as
+# files, they walked a page again whenever its neighbour or the general index changed.
+_NAVIGATION = frozenset({
+    "prev", "next", "index", "search", "canonical", "alternate", "author", "license",
+    "help", "contents", "start", "first", "last", "up", "glossary", "copyright", "home",
+})  # fmt: skip
+
+
 class _Loads(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.urls: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        rel = set((dict(attrs).get("rel") or "").lower().split())
+        if tag == "link" and rel and rel <= _NAVIGATION:
+            return
         for name, value in attrs:
             if value and name in _LOADS.get(tag, ()):
                 if name == "srcset":
