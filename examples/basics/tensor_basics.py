@@ -31,7 +31,7 @@ a tensor made on the device  :entry:`torch.zeros(2, device=device) <basics-creat
 # --------------------------------------
 # ``torch.cuda.is_available()`` answers for NVIDIA (and ROCm) GPUs, and the
 # device-neutral ``torch.accelerator`` module answers for whichever accelerator
-# this build of PyTorch supports; the CUDA-only calls run only when a GPU is there.
+# this build of PyTorch supports; the CUDA-only calls below run only where a GPU is there.
 # ``current_accelerator()`` names what the build supports (a CUDA wheel says
 # ``cuda`` on a machine with no GPU); ``check_available=True`` asks the hardware.
 import torch
