@@ -28,7 +28,7 @@ values and positions           :entry:`values, indices = x.max(dim=1) <basics-ma
 # Element-wise arithmetic: + - * / ** and torch.add
 # -------------------------------------------------
 # The operators work element by element and have function forms (``torch.add``,
-# ``torch.mul``, ...); integer division by ``/`` always returns floats.
+# ``torch.mul``, ...); dividing integers with ``/`` always returns floats.
 import torch
 
 x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
