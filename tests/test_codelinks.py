@@ -34,9 +34,8 @@ def _project(folder: Path, extensions: list[str]) -> Path:
 
 def _build(source: Path, out: Path) -> dict[str, int]:
     """Build ``source`` into ``out`` (incrementally if ``out`` holds a build); code links per page."""
-    assert (
-        build_main(["-q", "-b", "html", "-d", str(out / ".doctrees"), str(source), str(out)]) == 0
-    )
+    args = ["-q", "-W", "-b", "html", "-d", str(out / ".doctrees"), str(source), str(out)]
+    assert build_main(args) == 0  # -W: a page linked a second time warns
     return {
         page: len(re.findall(r'class="sphinx-codeautolink-a"', (out / f"{page}.html").read_text()))
         for page in ("index", "alpha", "beta")
@@ -48,7 +47,7 @@ def _add_extension(source: Path, extension: str) -> None:
     conf.write_text(conf.read_text() + f"extensions.append({extension!r})\n")
 
 
-@pytest.mark.parametrize("change", ["nothing", "one page", "the extension list"])
+@pytest.mark.parametrize("change", ["nothing", "one page", "the extension list", "an HTML setting"])
 def test_a_rebuild_links_what_a_clean_build_links(tmp_path, change, monkeypatch):
     # The extension replaces codeautolink's cache reading for the process: put it back.
     monkeypatch.setattr(cache.DataCache, "read", cache.DataCache.read)
@@ -64,6 +63,10 @@ def test_a_rebuild_links_what_a_clean_build_links(tmp_path, change, monkeypatch)
         # An extension with no env_version: Sphinx reads every page again and keeps its
         # HTML settings' hash, so codeautolink counted no page as changed.
         _add_extension(source, "sphinx.ext.githubpages")
+    elif change == "an HTML setting":
+        # Every page's HTML is out of date, and Sphinx writes none again.
+        conf = source / "conf.py"
+        conf.write_text(conf.read_text() + "html_title = 'Another title'\n")
     assert _build(source, out) == _build(source, tmp_path / "clean") == first
 
 

@@ -13,9 +13,13 @@ its shortcuts left Markdown pages written with no code links until the next clea
   build writes without reading it again (the landing page, when a page its table of
   contents lists changed) had no notes, and lost its links.
 
-This extension adds each page the build resolves for writing to the pages codeautolink
-links, and reads back the notes of pages of every source suffix the site has, so a
-rebuild links what a clean build links. codeautolink's tracker has an open issue about
+Its list of outdated pages could also hold too many: when an HTML setting changed, it
+held every page, and the pages Sphinx did not write again were linked a second time
+(warnings, which fail the build).
+
+This extension has codeautolink link exactly the pages the build resolves for writing,
+and read back the notes of pages of every source suffix the site has, so a rebuild
+links what a clean build links. codeautolink's tracker has an open issue about
 links missing after partial builds.
 """
 
@@ -74,10 +78,18 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # Before codeautolink's own handler (priority 500), which reads its cache.
     app.connect("builder-inited", _know_the_suffixes, priority=400)
 
+    def forget_its_guess(app: Sphinx) -> None:
+        # After codeautolink's handler: its list of outdated pages is a guess, and asking
+        # the builder for it used up the builder's note that an HTML setting changed (it
+        # moved .buildinfo), so that list held pages Sphinx did not write again, and
+        # their HTML, already linked, was linked again ("Could not match transformation").
+        state.outdated_docs = set()
+
     def link_written_page(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         # Emitted in the main process for each page about to be written, serial or
         # parallel; codeautolink keeps its page names as str(Path(docname)).
         state.outdated_docs.add(str(Path(docname)))
 
+    app.connect("builder-inited", forget_its_guess, priority=600)
     app.connect("doctree-resolved", link_written_page)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
