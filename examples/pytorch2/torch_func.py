@@ -92,6 +92,7 @@ def loss(w, x):
     return torch.sin(w * x).sum()
 
 
+torch.manual_seed(0)
 w, x = torch.randn(4), torch.randn(4)
 dw = grad(loss)(w, x)
 dw_dx = grad(loss, argnums=(0, 1))(w, x)
@@ -136,6 +137,7 @@ def f(x):
     return torch.stack([x[0] * x[1], torch.exp(x[2]), x.pow(2).sum()])
 
 
+torch.manual_seed(0)
 x = torch.randn(3)
 reference = jacobian(f, x)
 torch.testing.assert_close(jacrev(f)(x), reference)
@@ -162,6 +164,7 @@ def energy(x):
     return (x.pow(3) + x.prod()).sum()
 
 
+torch.manual_seed(0)
 x = torch.randn(3)
 H = hessian(energy)(x)
 torch.testing.assert_close(H, autograd_hessian(energy, x))
@@ -191,6 +194,7 @@ def f(x):
     return torch.tanh(x) * x.sum()
 
 
+torch.manual_seed(0)
 x, v, u = torch.randn(4), torch.randn(4), torch.randn(4)
 J = jacobian(f, x)
 
