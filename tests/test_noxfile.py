@@ -66,3 +66,58 @@ def test_an_older_installed_torch_gets_the_optional_packages_of_its_time():
     assert noxfile._era_packages("2.99.0") == ()  # a release the table does not know
     assert {noxfile._name(r) for r in era} >= set(noxfile.OPTIONAL_PACKAGES)
     assert noxfile._name("onnx_ir>=0.1 ; python_version>'3'") == "onnx-ir"
+
+
+class _Recorder:
+    """A nox session that records the install commands instead of running them."""
+
+    def __init__(self) -> None:
+        self.commands: list[tuple[str, ...]] = []
+
+    def run_install(self, *args: str, **kwargs: object) -> None:
+        self.commands.append(args)
+
+    def warn(self, message: str) -> None:
+        raise AssertionError(f"unexpected warning: {message}")
+
+
+def _installs(monkeypatch, tmp_path, uv: str | None, installer: str | None):
+    monkeypatch.setattr(noxfile.shutil, "which", lambda name: uv if name == "uv" else None)
+    monkeypatch.delenv(noxfile.TORCH_INDEX, raising=False)
+    if installer is None:
+        monkeypatch.delenv("CHEATSHEET_INSTALLER", raising=False)
+    else:
+        monkeypatch.setenv("CHEATSHEET_INSTALLER", installer)
+    session = _Recorder()
+    noxfile._make_site_env(session, tmp_path / "env", tmp_path / "env" / "bin")
+    return session.commands
+
+
+def test_uv_on_path_makes_the_environment_and_installs_the_pins(monkeypatch, tmp_path):
+    made, installed = _installs(monkeypatch, tmp_path, "/opt/bin/uv", None)
+    assert made[:2] == ("/opt/bin/uv", "venv")
+    assert installed[:3] == ("/opt/bin/uv", "pip", "install")
+    assert installed[installed.index("--python") + 1] == str(tmp_path / "env" / "bin" / "python")
+    assert "-c" in installed
+    assert str(noxfile.ROOT / "constraints.txt") in installed
+
+
+@pytest.mark.parametrize(("uv", "installer"), [(None, None), ("/opt/bin/uv", "pip")])
+def test_pip_makes_it_without_uv_or_when_asked(monkeypatch, tmp_path, uv, installer):
+    made, installed = _installs(monkeypatch, tmp_path, uv, installer)
+    assert made[1:3] == ("-m", "venv")
+    assert installed[:4] == (str(tmp_path / "env" / "bin" / "python"), "-m", "pip", "install")
+    assert "/opt/bin/uv" not in made + installed
+    # The same pins and packages either way.
+    with_uv = _installs(monkeypatch, tmp_path, "/opt/bin/uv", None)[1]
+    pins = installed[installed.index("--quiet") + 1 :]
+    assert pins == with_uv[with_uv.index("--python") + 2 :]
+
+
+def test_ci_runs_the_readme_s_own_commands():
+    readme = (noxfile.ROOT / "README.md").read_text(encoding="utf-8")
+    quick_start = readme.split("## Quick start", 1)[1].split("```console\n", 1)[1].split("```")[0]
+    ci = (noxfile.ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line for line in ci.splitlines() if line.startswith("python -m pip install")]
+    assert commands == quick_start.strip().splitlines()
+    assert all(" uv " in c for c in commands), "the commands install uv beside nox"
