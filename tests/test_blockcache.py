@@ -13,6 +13,12 @@ from snippets import Block, Outcome
 INPUTS = {"torch": "2.14.1", "cheatsheet source": "abc"}
 
 
+@pytest.fixture(autouse=True)
+def _as_without_every_block(monkeypatch):
+    """The record, as tested here, is the same with CHEATSHEET_EVERY_BLOCK=1 in the shell."""
+    monkeypatch.delenv(EVERY_BLOCK, raising=False)
+
+
 def _ran(*blocks: Block, ok: bool = True) -> list[Outcome]:
     return [Outcome(b, ok, "", 0.5) for b in blocks]
 

@@ -5,8 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from blockcache import last_run_line
 from clockcache import EVERY_CLOCK, ClockRecord
+
+
+@pytest.fixture(autouse=True)
+def _as_without_every_clock(monkeypatch):
+    """The record, as tested here, is the same with CHEATSHEET_EVERY_CLOCK=1 in the shell."""
+    monkeypatch.delenv(EVERY_CLOCK, raising=False)
+
 
 INPUTS = {"torch": "2.14.1", "cpu": "a CPU", "cheatsheet source": "abc"}
 
