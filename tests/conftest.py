@@ -16,9 +16,10 @@ import pytest
 import torch
 
 import sitebuild  # on the path through pytest's pythonpath setting
-from blockcache import last_run_line
+from blockcache import EVERY_BLOCK, last_run_line
 from cheatsheet import Environment, Measurement, timing
 from clockcache import EVERY_CLOCK, ClockRecord
+from walkcache import EVERY_PAGE
 from walkcache import last_run_line as walk_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,6 +72,13 @@ def pytest_terminal_summary(terminalreporter) -> None:
     ):
         if line:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def without_rerun_switches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Take CHEATSHEET_EVERY_BLOCK, _PAGE and _CLOCK out of the environment, for tests of the records."""
+    for name in (EVERY_BLOCK, EVERY_PAGE, EVERY_CLOCK):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -13,10 +13,8 @@ from snippets import Block, Outcome
 INPUTS = {"torch": "2.14.1", "cheatsheet source": "abc"}
 
 
-@pytest.fixture(autouse=True)
-def _as_without_every_block(monkeypatch):
-    """The record, as tested here, is the same with CHEATSHEET_EVERY_BLOCK=1 in the shell."""
-    monkeypatch.delenv(EVERY_BLOCK, raising=False)
+# CHEATSHEET_EVERY_*=1 in the shell must not change what these tests of the record see.
+pytestmark = pytest.mark.usefixtures("without_rerun_switches")
 
 
 def _ran(*blocks: Block, ok: bool = True) -> list[Outcome]:

@@ -10,11 +10,8 @@ import pytest
 from blockcache import last_run_line
 from clockcache import EVERY_CLOCK, ClockRecord
 
-
-@pytest.fixture(autouse=True)
-def _as_without_every_clock(monkeypatch):
-    """The record, as tested here, is the same with CHEATSHEET_EVERY_CLOCK=1 in the shell."""
-    monkeypatch.delenv(EVERY_CLOCK, raising=False)
+# CHEATSHEET_EVERY_*=1 in the shell must not change what these tests of the record see.
+pytestmark = pytest.mark.usefixtures("without_rerun_switches")
 
 
 INPUTS = {"torch": "2.14.1", "cpu": "a CPU", "cheatsheet source": "abc"}

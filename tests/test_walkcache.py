@@ -13,11 +13,8 @@ from site_walk import COLOUR_RULES, MAX_LAYOUT_SHIFT, Shift, Visit
 
 from walkcache import EVERY_PAGE, SiteFiles, WalkRecord, clean, inputs, last_run_line
 
-
-@pytest.fixture(autouse=True)
-def _as_without_every_page(monkeypatch):
-    """The record, as tested here, is the same with CHEATSHEET_EVERY_PAGE=1 in the shell."""
-    monkeypatch.delenv(EVERY_PAGE, raising=False)
+# CHEATSHEET_EVERY_*=1 in the shell must not change what these tests of the record see.
+pytestmark = pytest.mark.usefixtures("without_rerun_switches")
 
 
 INPUTS = {"site_walk.py": "a", "axe-core": "b", "chromium": "1", "axe rules": "all"}
