@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 import sys
 import types
 import warnings
@@ -366,3 +368,43 @@ def test_the_number_of_pages_at_once_is_checked(monkeypatch):
         freshpage._jobs()
     monkeypatch.setenv(freshpage.JOBS, "3")
     assert freshpage._jobs() == 3
+
+
+_RESET_IN_A_FORK = """
+import os, sys
+import freshpage, pagestate
+{preload}
+read, write = os.pipe()
+if os.fork() == 0:  # as the build starts a page: a fork, then the reset before the page
+    before = set(sys.modules)
+    pagestate.PageState.capture().restore()
+    import torch
+    torch._dynamo.reset()
+    os.write(write, " ".join(sorted(set(sys.modules) - before)).encode())
+    os._exit(0)
+os.close(write)
+print(os.read(read, 1 << 20).decode())
+os.wait()
+"""
+
+
+@pytest.mark.parametrize("preloaded", [True, False])
+def test_a_page_s_process_imports_nothing_for_the_reset_before_it(preloaded):
+    """The build imports what the reset before each page reads before it forks the pages:
+    imported in each page's process instead, Dynamo and the compiler's configs cost every
+    page about 1.5 s. Without the preload the same fork imports them (the check can fail)."""
+    code = _RESET_IN_A_FORK.format(preload="freshpage._preload()" if preloaded else "")
+    path = os.pathsep.join([str(ROOT / "docs" / "_ext"), str(ROOT / "src")])
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": path, "MPLBACKEND": "agg"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    imported = done.stdout.split()
+    if preloaded:
+        assert imported == [], f"modules a page's process imported for its reset: {imported}"
+    else:
+        assert "torch._dynamo.config" in imported

@@ -53,6 +53,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging as sphinx_logging
 from sphinx_gallery import gen_rst
 
+import pagestate  # docs/_ext: what every page starts from, imported before the forks
 import shards  # docs/_ext, beside this file: which pages are benchmark pages
 
 _original: Callable[..., Any] = gen_rst.generate_file_rst
@@ -192,6 +193,9 @@ def _preload() -> None:
     os.environ.setdefault("MPLBACKEND", "agg")
     for name in _PRELOAD:
         importlib.import_module(name)
+    # What the reset before every page imports (Dynamo, the compiler's configs): once
+    # here, not once per page. Each page had them loaded before its code ran already.
+    pagestate.preload()
 
 
 def _in_fork(*args: Any) -> tuple[Any, list[logging.LogRecord]]:

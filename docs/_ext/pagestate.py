@@ -273,6 +273,20 @@ def _restore_namespace(owner: Any, saved: dict[str, Any]) -> None:
 _start: PageState | None = None
 
 
+def preload() -> None:
+    """Import what :func:`reset_state` reads, so that a process forked after this has it.
+
+    The compiler's config modules import Dynamo: about 1.5 s, which every page's process
+    paid again before its first line, since :func:`reset_state` runs before each page.
+    ``freshpage.py`` calls this in the build before it forks the first page; a page then
+    starts with the same modules loaded as before, without importing them itself.
+    """
+    importlib.import_module("torch._dynamo")  # reset_state calls torch._dynamo.reset()
+    for name in _CONFIG_MODULES:
+        if importlib.util.find_spec(name) is not None:  # torch.compiler.config: 2.6
+            importlib.import_module(name)
+
+
 def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> None:
     """Start every example from the same state, and leave nothing behind it.
 
