@@ -7,8 +7,10 @@ side effects (the first forward-mode AD call scripts helpers with TorchScript, a
 once), Dynamo's caches keyed by module name. A page built after another would then print
 something else than the page a reader runs alone. So every page that executes runs in a
 child process: on Linux a fork of the build taken after torch is imported and before any
-page ran, which starts where a reader's ``python page.py`` is after ``import torch``; on
-other systems a freshly spawned interpreter (slower: it imports torch again).
+page ran, which starts where a reader's ``python page.py`` is after ``import torch`` (with
+Dynamo's modules loaded too: the reset before every page reads their configs, and the
+build imports them once, before the forks); on other systems a freshly spawned
+interpreter (slower: it imports torch again).
 
 What sphinx-gallery needs back from the page (titles, outcome, timing, backreferences) it
 already gets as a return value, since its parallel mode needs the same; the page's files
