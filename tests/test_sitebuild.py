@@ -392,7 +392,7 @@ os.wait()
 def test_a_page_s_process_imports_nothing_for_the_reset_before_it(preloaded):
     """The build imports what the reset before each page reads before it forks the pages:
     imported in each page's process instead, Dynamo and the compiler's configs cost every
-    page about 1.5 s. Without the preload the same fork imports them (the check can fail)."""
+    page about 2 s. Without the preload the same fork imports them (the check can fail)."""
     code = _RESET_IN_A_FORK.format(preload="freshpage._preload()" if preloaded else "")
     path = os.pathsep.join([str(ROOT / "docs" / "_ext"), str(ROOT / "src")])
     done = subprocess.run(

@@ -211,11 +211,7 @@ class PageState:
 
         return cls(
             torch_switches=tuple(read() for read, _ in _torch_switches()),
-            configs={
-                name: importlib.import_module(name).get_config_copy()
-                for name in _CONFIG_MODULES
-                if importlib.util.find_spec(name) is not None  # torch.compiler.config: 2.6
-            },
+            configs={module.__name__: module.get_config_copy() for module in _config_modules()},
             namespaces={key: dict(vars(_namespace(*key))) for key in _NAMESPACES},
             numpy_printoptions=np.get_printoptions(),
             numpy_errors=np.geterr(),
@@ -273,18 +269,25 @@ def _restore_namespace(owner: Any, saved: dict[str, Any]) -> None:
 _start: PageState | None = None
 
 
+def _config_modules() -> list[types.ModuleType]:
+    """Those of ``_CONFIG_MODULES`` this torch has, imported (torch.compiler.config: 2.6)."""
+    return [
+        importlib.import_module(name)
+        for name in _CONFIG_MODULES
+        if importlib.util.find_spec(name) is not None
+    ]
+
+
 def preload() -> None:
     """Import what :func:`reset_state` reads, so that a process forked after this has it.
 
-    The compiler's config modules import Dynamo: about 1.5 s, which every page's process
-    paid again before its first line, since :func:`reset_state` runs before each page.
-    ``freshpage.py`` calls this in the build before it forks the first page; a page then
-    starts with the same modules loaded as before, without importing them itself.
+    The compiler's config modules import Dynamo (the package ``reset_state`` also resets):
+    about 2 s on the 2-core machine, which every page's process paid again before its
+    first line, since :func:`reset_state` runs before each page. ``freshpage.py`` calls
+    this in the build before it forks the first page; a page then starts with the same
+    modules loaded as before, without importing them itself.
     """
-    importlib.import_module("torch._dynamo")  # reset_state calls torch._dynamo.reset()
-    for name in _CONFIG_MODULES:
-        if importlib.util.find_spec(name) is not None:  # torch.compiler.config: 2.6
-            importlib.import_module(name)
+    _config_modules()
 
 
 def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> None:
