@@ -12,6 +12,8 @@ before, with the same files, browser and walk, is judged on its remembered visit
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +23,8 @@ from site_walk import (
     MAX_LAYOUT_SHIFT,
     MODES,
     VIEWPORTS,
+    PageLoadError,
+    SiteHandler,
     Visit,
     pages,
     rules_for,
@@ -170,3 +174,54 @@ def test_a_dark_mode_that_hides_an_element_shows_in_the_walk(tmp_path, browser):
         server.server_close()
     assert (light.theme, dark.theme) == ("light", "dark")
     assert light.shown != dark.shown
+
+
+def _stalling_site(tmp_path: Path, stalls: int):
+    """A one-page site whose stylesheet goes unanswered the first ``stalls`` times it is
+    asked for, as a load does that Chromium's emulated network leaves hanging."""
+    (tmp_path / "404.html").write_text('<link href="/_static/x.css">', encoding="utf-8")
+    (tmp_path / "slow.css").write_text("p { color: black }", encoding="utf-8")
+    (tmp_path / "page.html").write_text(
+        '<!doctype html><html lang=en><head><title>t</title><link rel="stylesheet" '
+        'href="slow.css"></head><body><main><p>text</p></main></body></html>',
+        encoding="utf-8",
+    )
+    asked, release = itertools.count(), threading.Event()
+
+    class Stalling(SiteHandler):
+        def do_GET(self) -> None:
+            if self.path == "/slow.css" and next(asked) < stalls:
+                release.wait(60)  # no answer until the test is over
+                return
+            super().do_GET()
+
+    return serve(tmp_path, Stalling), release
+
+
+def test_a_load_left_hanging_is_tried_again_in_a_fresh_tab(tmp_path, browser):
+    server, release = _stalling_site(tmp_path, stalls=1)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        visit = walk(browser, url, ["page.html"], "wide", "light", load_timeout_ms=3000)
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+    page = visit["page.html"]
+    assert page.stalled == [f"load 1: {url}/slow.css"]
+    assert "/slow.css" in page.loaded  # the second try loaded the page, and checked it
+    assert page.shown
+    assert not page.failed_requests
+
+
+def test_a_page_that_hangs_at_every_try_fails_the_walk_naming_what_it_waited_for(tmp_path, browser):
+    server, release = _stalling_site(tmp_path, stalls=2)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with pytest.raises(PageLoadError, match=r"page\.html did not reach its load event") as e:
+            walk(browser, url, ["page.html"], "wide", "light", load_timeout_ms=3000)
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+    assert f"load 1: {url}/slow.css; load 2: {url}/slow.css" in str(e.value)

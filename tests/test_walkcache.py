@@ -239,3 +239,15 @@ def test_the_summary_says_how_many_pages_each_walk_took_from_the_record(tmp_path
     line = last_run_line(tmp_path / "walk", since=started)
     assert "wide-light 11 walked now, 2 passed before" in line  # too many to name
     assert last_run_line(tmp_path / "walk", since=time.time() + 60) is None
+
+
+def test_the_summary_names_a_page_that_loaded_only_at_its_second_try(tmp_path):
+    site = _site(tmp_path)
+    started = time.time()
+    pages = ["index.html", "gallery/page.html"]
+    visits = {p: _visit(p) for p in pages}
+    visits["index.html"].stalled = ["load 1: http://127.0.0.1:1/_static/a.css"]
+    _record(tmp_path).save(visits, SiteFiles(site), pages)
+    line = last_run_line(tmp_path / "walk", since=started)
+    assert "index.html loaded again after: load 1: http://127.0.0.1:1/_static/a.css" in line
+    assert "gallery/page.html loaded again" not in line

@@ -250,6 +250,7 @@ class WalkRecord:
             "pages walked": sorted(walked),
             "passed before": len(kept - walked.keys()),
             "inputs changed": self.changed,
+            "loaded again": {path: v.stalled for path, v in walked.items() if v.stalled},
         }
         self._passed, self.changed = passed, []
         write_passes(self.path, self.depends_on, passed, last_run)
@@ -271,10 +272,13 @@ def last_run_line(folder: Path, since: float) -> str | None:
                 why = f" ({', '.join(walked)})"
             else:
                 why = ""
+            again = last.get("loaded again", {})
             walks.append(
                 f"{path.stem} {last['walked']} walked now{why}, "
                 f"{last['passed before']} passed before"
-            )
+                + "".join(f", {page} loaded again after: {'; '.join(given_up)}"
+                          for page, given_up in again.items())
+            )  # fmt: skip
     if not walks:
         return None
     return (
