@@ -178,7 +178,7 @@ def test_a_dark_mode_that_hides_an_element_shows_in_the_walk(tmp_path, browser):
 
 def _stalling_site(tmp_path: Path, stalls: int):
     """A one-page site whose stylesheet goes unanswered the first ``stalls`` times it is
-    asked for, as a load does that Chromium's emulated network leaves hanging."""
+    asked for: a load left hanging, as Chromium's emulated network once left one."""
     (tmp_path / "404.html").write_text('<link href="/_static/x.css">', encoding="utf-8")
     (tmp_path / "slow.css").write_text("p { color: black }", encoding="utf-8")
     (tmp_path / "page.html").write_text(
