@@ -338,8 +338,8 @@ class _Tab:
                 {"urlPattern": "*://*/*", "block": True},
             ]},
         )  # fmt: skip
-        # A page given up on (start) still reports as it closes: only the tab's current
-        # page writes into the visit.
+        # A page given up on (start) may still report as it closes: only the tab's
+        # current page writes into the visit.
         page.pending = {}
 
         def on(event: str, handler) -> None:
