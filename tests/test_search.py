@@ -26,6 +26,7 @@ import pytest
 from playwright.sync_api import expect
 
 import errortext  # on the path through pytest's pythonpath setting
+import tasksearch
 
 G = "gallery/"
 BASICS = G + "basics/"
@@ -171,6 +172,19 @@ def test_without_the_phrase_map_the_pages_own_words_find_most_queries(page, base
     top1, top3, misses = hit_rates(found)
     assert top3 >= TOP3_TARGET_WITHOUT_PHRASES, (top3, misses)
     assert top1 >= TOP1_TARGET_WITHOUT_PHRASES, (top1, misses)
+
+
+@pytest.mark.site
+@pytest.mark.browser
+def test_a_query_in_american_spelling_or_a_plural_finds_what_the_pages_spelling_finds(
+    page, base_url
+):
+    pairs = [("normalize the input", "normalise the input"), ("colour", "color"),
+             ("inverse of matrices", "inverse of a matrix")]  # fmt: skip
+    found = task_search(page, base_url, [q for pair in pairs for q in pair], {"phrases": False})
+    for typed, written in pairs:
+        assert found[written], written
+        assert [r["href"] for r in found[typed]] == [r["href"] for r in found[written]]
 
 
 @pytest.mark.site
@@ -334,6 +348,30 @@ def test_a_printed_message_goes_on_over_the_lines_torch_continues_it_with():
     ]
 
 
+# Words a reader types and the words a page writes for them: each pair must stem alike.
+# British against American spelling (the pages are British), Latin plurals, and nouns of
+# verbs that the Snowball stemmer keeps apart.
+ONE_WORD = [
+    ("normalize", "normalised"), ("normalization", "normalisation"),
+    ("initializing", "initialise"), ("quantized", "quantised"), ("analyze", "analyse"),
+    ("materialize", "materialise"), ("color", "colour"), ("behavior", "behaviour"),
+    ("matrix", "matrices"), ("index", "indices"), ("axis", "axes"),
+    ("multiply", "multiplication"),
+]  # fmt: skip
+# Words that only look alike, which the rewriting must leave apart.
+TWO_WORDS = [("analysis", "analyse"), ("axis", "axe"), ("precise", "precis"), ("matrix", "mat")]
+
+
+@pytest.mark.parametrize(("typed", "written"), ONE_WORD)
+def test_a_word_in_another_spelling_or_form_stems_alike(typed, written):
+    assert tasksearch.stems(typed) == tasksearch.stems(written)
+
+
+@pytest.mark.parametrize(("one", "other"), TWO_WORDS)
+def test_words_that_only_look_alike_stay_apart(one, other):
+    assert tasksearch.stems(one) != tasksearch.stems(other)
+
+
 def test_every_rule_has_a_pattern_the_browser_can_read_too():
     rules = errortext.load_rules()
     assert rules.drop
@@ -481,6 +519,19 @@ def test_the_browser_normalises_a_message_as_the_build_does(browser, errors_url)
     )
     tab.close()
     assert dict(zip(NORMALISED, found, strict=True)) == NORMALISED
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_browser_stems_every_word_as_the_build_does(browser, errors_url):
+    words = sorted({w for pair in ONE_WORD + TWO_WORDS for w in pair} | {"normalises", "noise"})
+    tab = browser.new_page()
+    tab.goto(f"{errors_url}/index.html")
+    found = tab.evaluate(
+        "async ws => { await TaskSearch.ready(); return ws.map(w => TaskSearch.stems(w)); }", words
+    )
+    tab.close()
+    assert dict(zip(words, found, strict=True)) == {w: tasksearch.stems(w) for w in words}
 
 
 @pytest.mark.browser

@@ -17,11 +17,12 @@ by the field's weight):
   is its message), normalised by ``errortext.py``.
 
 The index also carries what the browser must do the same way as the build: the stop
-words, the synonym groups of ``docs/search_synonyms.toml`` (``tasksearch_synonyms``),
-stemmed, and the rules that normalise an error message. It is written to
-``_static/search-index.js``, a script that ``tasksearch.js`` loads only when a reader
-types in a search box (a script tag, so it works from ``file://`` too). The phrases also
-become ``index`` entries in the doctree, so Sphinx's own search page finds them as well.
+words, the words rewritten before stemming (``WORD_FORMS``, ``SPELLING``), the synonym
+groups of ``docs/search_synonyms.toml`` (``tasksearch_synonyms``), stemmed, and the
+rules that normalise an error message. It is written to ``_static/search-index.js``, a
+script that ``tasksearch.js`` loads only when a reader types in a search box (a script
+tag, so it works from ``file://`` too). The phrases also become ``index`` entries in the
+doctree, so Sphinx's own search page finds them as well.
 """
 
 from __future__ import annotations
@@ -65,6 +66,20 @@ STOP_WORDS = frozenset({
     "could", "how", "what", "why", "when", "where", "which", "who", "want", "way", "use",
     "using", "make", "get", "pytorch",
 })  # fmt: skip
+# One word, spelt two ways or in forms the stemmer keeps apart: each is rewritten to one
+# form before it is stemmed, in the index and in the query alike (the browser reads both
+# from the index). The pages are written in British English and most readers type
+# American ("normalize" must find "normalised"; the Snowball stemmer keeps "normalis"
+# and "normal" apart), and Latin plurals and a few nouns of verbs have stems of their own
+# ("matrices" is "matric", "matrix" is "matrix").
+SPELLING = r"(?<=[a-z]{2})(is|ys)(?=(?:e|es|ed|ing|ation|ations|er|ers)$)"
+WORD_FORMS = {
+    "matrices": "matrix", "indices": "index", "vertices": "vertex", "axes": "axis",
+    "multiplication": "multiply", "multiplications": "multiply", "division": "divide",
+    "colour": "color", "colours": "colors", "coloured": "colored",
+    "behaviour": "behavior", "behaviours": "behaviors", "favour": "favor",
+    "neighbour": "neighbor", "neighbours": "neighbors", "centre": "center",
+}  # fmt: skip
 # Python's keywords say nothing about what a block does, and are in nearly every one.
 _CODE_NOISE = frozenset(k.lower() for k in keyword.kwlist) | {"print", "self"}
 _SNIPPET_CHARS = 180
@@ -78,6 +93,7 @@ _TAG = re.compile(r"<[^>]*>")
 # "matches"); its names are what a reader may search for.
 _IDENTIFIER = re.compile(r"[A-Za-z][\w.]*(?:[_.][\w.]*[A-Za-z0-9]|[a-z][A-Z]\w*)")
 _STEMMER = snowballstemmer.stemmer("english")
+_SPELLING = re.compile(SPELLING)
 # An errors entry (examples/errors/) is labelled errors-<slug>, and its heading is the
 # stable part of its message (CONTRIBUTING.md): a message to match, like a printed one.
 ERROR_LABEL_PREFIX = "errors-"
@@ -225,8 +241,13 @@ def stems(text: str, *, keep_stop_words: bool = False) -> list[str]:
             if not _WORD.fullmatch(word) or len(word) >= _LONGEST_WORD:
                 continue
             if keep_stop_words or word not in STOP_WORDS:
-                out.append(_STEMMER.stemWord(word))
+                out.append(_STEMMER.stemWord(one_form(word)))
     return out
+
+
+def one_form(word: str) -> str:
+    """Return the form of a lower-case word that is stemmed (``WORD_FORMS``, ``SPELLING``)."""
+    return WORD_FORMS.get(word) or _SPELLING.sub(lambda m: m[1][0] + "z", word)
 
 
 def _plain(text: str) -> str:
@@ -483,6 +504,7 @@ def index_data(
         "fields": list(FIELDS),
         "sections": rows,
         "stop": " ".join(sorted(STOP_WORDS)),
+        "forms": {"words": WORD_FORMS, "spelling": SPELLING},
         "synonyms": [[" ".join(phrase) for phrase in group] for group in synonyms],
         "errors": errortext.load_rules().as_data(),
     }

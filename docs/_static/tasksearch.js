@@ -83,11 +83,17 @@ const TaskSearch = (() => {
   let stemmer = null;
   const stemCache = new Map();
 
+  /** The form of a word that is stemmed: one spelling, one form (tasksearch.one_form). */
+  const oneForm = (word) =>
+    Object.prototype.hasOwnProperty.call(index.forms.words, word)
+      ? index.forms.words[word]
+      : word.replace(index.forms.spelling, (_, ending) => `${ending[0]}z`);
+
   const stem = (word) => {
     let stemmed = stemCache.get(word);
     if (stemmed === undefined) {
       stemmer = stemmer || new window.Stemmer();
-      stemmed = stemmer.stemWord(word);
+      stemmed = stemmer.stemWord(oneForm(word));
       stemCache.set(word, stemmed);
     }
     return stemmed;
@@ -186,6 +192,7 @@ const TaskSearch = (() => {
       pages: data.pages,
       titles: data.titles,
       stop: new Set(data.stop.split(" ")),
+      forms: { words: data.forms.words, spelling: new RegExp(data.forms.spelling) },
       errors: readRules(data.errors),
     };
     index.stopStems = new Set([...index.stop].map(stem));
@@ -524,5 +531,5 @@ const TaskSearch = (() => {
     if (sphinxResults) showOnSearchPage(sphinxResults);
   });
 
-  return { load, search, rank, ready, normaliseError };
+  return { load, search, rank, ready, normaliseError, stems };
 })();
