@@ -113,6 +113,16 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "closest orthogonal matrix": PT2 + "whats_new.html#pt2-whats-new-polar",
     "quantize linear layers to int8": PT2
     + "quantization_torchao.html#pt2-quantization-torchao-int8",
+    # American spellings and plural forms (tasksearch.WORD_FORMS, SPELLING), the synonym
+    # group of multiply and product, and reference entries that say the reader's words.
+    "materialize a model created on the meta device": PT2
+    + "default_device.html#pt2-default-device-to-empty",
+    "multiply two matrices": BASICS + "math_and_reductions.html#basics-matmul",
+    "stack a list of tensors": TENSORS + "joining_splitting.html#api-torch-stack",
+    "remove a dimension of size 1": TENSORS + "shapes_and_views.html#api-torch-squeeze",
+    "pad a tensor with zeros": TOOLS + "functional.html#api-f-pad",
+    "check if two tensors are approximately equal": TENSORS
+    + "comparison_testing.html#api-torch-allclose",
 }
 
 TOP1_TARGET = 0.80

@@ -127,7 +127,8 @@ torch.equal(torch.ones(2), torch.ones(2, 1))
 #
 # torch.allclose
 # --------------
-# One Python bool: ``|x - y| <= atol + rtol * |y|`` everywhere (defaults
+# Whether two tensors are approximately equal, as one Python bool:
+# ``|x - y| <= atol + rtol * |y|`` everywhere (defaults
 # ``rtol=1e-05``, ``atol=1e-08``; ``nan`` is never close unless ``equal_nan=True``).
 import torch
 

@@ -60,7 +60,8 @@ print(torch.concat((a, b), dim=0).shape, torch.concatenate((a, b), axis=0).shape
 #
 # torch.stack
 # -----------
-# Joins equal-shaped tensors along a new dimension inserted at ``dim``.
+# Joins a list (or tuple) of equal-shaped tensors along a new dimension inserted
+# at ``dim``.
 import torch
 
 rows = [torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([5, 6])]

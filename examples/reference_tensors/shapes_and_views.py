@@ -148,7 +148,7 @@ torch.swapdims(torch.zeros(4, 5, 6), -1, 0).shape
 #
 # torch.squeeze
 # -------------
-# Drops dimensions of size 1: all of them, or only those listed in ``dim``
+# Removes dimensions of size 1: all of them, or only those listed in ``dim``
 # (an int or a tuple); listed dimensions of other sizes are left alone.
 import torch
 

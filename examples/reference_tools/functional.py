@@ -190,8 +190,8 @@ print("round trip after dividing:", torch.equal(summed / overlaps, img))
 # torch.nn.functional.pad
 # -----------------------
 # Pads the last dimensions, the pad tuple listing ``(left, right, top, bottom,
-# ...)`` from the last dimension backwards; ``mode`` is ``"constant"``,
-# ``"reflect"``, ``"replicate"`` or ``"circular"``.
+# ...)`` from the last dimension backwards; ``mode`` is ``"constant"`` (filled
+# with ``value``, zeros by default), ``"reflect"``, ``"replicate"`` or ``"circular"``.
 import torch
 import torch.nn.functional as F
 
