@@ -138,7 +138,9 @@ print("after row[0] = 100, x[0, 0] is", x[0, 0].item())
 # Boolean masks: x[mask], torch.where, masked_fill
 # ------------------------------------------------
 # Indexing with a boolean tensor of the same shape returns the selected elements
-# as a 1-D copy, and assigning through a mask edits ``x`` in place.
+# as a 1-D copy, and assigning through a mask replaces them in ``x`` in place;
+# ``torch.where`` and ``masked_fill`` replace values where the condition is true
+# in a new tensor instead.
 import torch
 
 torch.manual_seed(0)
@@ -173,8 +175,8 @@ print("gather(1, cols):", x.gather(1, cols).flatten())
 #
 # Join tensors: cat, stack, vstack, hstack
 # ----------------------------------------
-# ``cat`` joins along an existing dimension, ``stack`` along a new one, and
-# ``vstack``/``hstack`` are ``cat`` along the rows/columns.
+# ``cat`` concatenates along an existing dimension, ``stack`` joins along a new
+# one, and ``vstack``/``hstack`` are ``cat`` along the rows/columns.
 import torch
 
 a = torch.zeros(2, 3)

@@ -44,7 +44,8 @@ nested Python lists                    :entry:`t.tolist() <api-torch-tensor-toli
 #
 # torch.tensor
 # ------------
-# Always copies its data; the dtype is inferred (ints give ``int64``, floats the
+# Converts a Python list (nested lists and tuples too) or a number into a tensor,
+# always copying the data; the dtype is inferred (ints give ``int64``, floats the
 # default dtype, complex numbers ``complex64``) unless ``dtype=`` is given.
 import torch
 

@@ -156,7 +156,7 @@ torch.argwhere(torch.tensor([0.0, 1.5, 0.0, -2.0]))
 #
 # torch.where
 # -----------
-# With three arguments, picks from ``input`` where the condition holds and from
+# With three arguments, picks from ``input`` where the condition is true and from
 # ``other`` elsewhere (scalars allowed); with one, it is
 # ``nonzero(as_tuple=True)``.
 import torch

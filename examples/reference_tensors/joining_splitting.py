@@ -34,7 +34,7 @@ every slice along ``dim``                :entry:`torch.unbind(t, dim) <api-torch
 #
 # torch.cat
 # ---------
-# Joins tensors along an existing dimension; all other sizes must match.
+# Concatenates tensors along an existing dimension; all other sizes must match.
 import torch
 
 a = torch.zeros(2, 2)

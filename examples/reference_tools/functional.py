@@ -63,7 +63,8 @@ print("tanh: ", F.gelu(pts, approximate="tanh"))
 # torch.nn.functional.softmax
 # ---------------------------
 # Exponentiates and normalises along ``dim`` so each slice sums to one; always
-# pass ``dim`` explicitly.
+# pass ``dim`` explicitly (``dim=-1`` is the last dimension, where the classes of
+# a batch of logits usually are).
 import torch
 import torch.nn.functional as F
 
