@@ -123,6 +123,12 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "pad a tensor with zeros": TOOLS + "functional.html#api-f-pad",
     "check if two tensors are approximately equal": TENSORS
     + "comparison_testing.html#api-torch-allclose",
+    "replace values where a condition is true": BASICS
+    + "indexing_and_reshaping.html#basics-boolean-mask",
+    "softmax over the last dimension": TOOLS + "functional.html#api-f-softmax",
+    "convert a list to a tensor": TENSORS + "creation.html#api-torch-tensor",
+    "apply a function to every sample in a batch": PT2 + "torch_func.html#pt2-torch-func-vmap",
+    "vectorized function over a batch": PT2 + "torch_func.html#pt2-torch-func-vmap",
 }
 
 TOP1_TARGET = 0.80
@@ -203,6 +209,20 @@ def test_exact_api_name_puts_its_entry_first(page, base_url):
     found = task_search(page, base_url, ["torch.nn.GELU", "torch.linalg.svd"])
     assert found["torch.nn.GELU"][0]["href"].endswith("#api-nn-gelu")
     assert found["torch.linalg.svd"][0]["href"].endswith("#api-torch-linalg-svd")
+
+
+@pytest.mark.site
+@pytest.mark.browser
+def test_a_word_being_typed_counts_as_much_for_a_common_completion_as_for_a_rare_one(
+    page, base_url
+):
+    found = task_search(page, base_url, ["flash att", "torch.comp", "tensor"])
+    # "att" begins "attention" in many headings and "attempt" in two error messages.
+    assert all(re.search(r"sdpa|attention", r["href"]) for r in found["flash att"]), found
+    first = found["torch.comp"][0]
+    assert "compil" in (first["title"] + first["href"]).lower(), found["torch.comp"]
+    # A whole word typed last is no evidence for a rarer heading word it begins.
+    assert not [r for r in found["tensor"] if "tensordot" in r["href"]], found["tensor"]
 
 
 @pytest.mark.site

@@ -342,7 +342,14 @@ const TaskSearch = (() => {
     return best;
   };
 
-  /** What ranking a query needs: the query read, each word's idf, the field weights. */
+  /** Whether an entry's heading has a word that the word being typed begins. */
+  const completes = (s, q) =>
+    [...s.fields[FIELD.title].keys()].some((k) => k.startsWith(q.typing.stem));
+
+  /**
+   * What ranking a query needs: the query read, the idf of its words and of the word
+   * being typed, the field weights.
+   */
   const prepare = (query, { phrases = true } = {}) => {
     const q = read(query);
     const n = index.sections.length;
@@ -356,6 +363,10 @@ const TaskSearch = (() => {
     if (q.pasted) q.weights.errors *= PASTED_ERRORS_WEIGHT;
     q.phrases = phrases;
     q.scores = new Map();
+    if (q.typing) {
+      const found = index.sections.filter((s) => completes(s, q)).length;
+      q.typingIdf = Math.log(1 + (n - found + 0.5) / (found + 0.5));
+    }
     return q;
   };
 
@@ -371,11 +382,20 @@ const TaskSearch = (() => {
     return best;
   };
 
-  /** The word being typed: a heading word it begins counts, at half its worth. */
+  /**
+   * The word being typed scores as one word that every heading word it begins stands
+   * for, at half the worth of a whole word: its rarity is that of all those headings
+   * together, so "tensor" gains nothing from being the start of the rare "tensordot",
+   * and "comp" counts as much for "Compile a module" as for "torch.complex".
+   */
   const prefixScore = (s, q) => {
-    for (const k of s.fields[FIELD.title].keys())
-      if (k.startsWith(q.typing.stem)) return wordScore(s, k, q) / 2;
-    return 0;
+    let n = 0;
+    for (const [k, count] of s.fields[FIELD.title]) if (k.startsWith(q.typing.stem)) n += count;
+    if (!n) return 0;
+    const { b } = FIELDS.title;
+    const f = FIELD.title;
+    const tf = (q.weights.title * n) / (1 - b + (b * s.lengths[f]) / index.average[f]);
+    return (q.typingIdf * tf) / (K1 + tf) / 2;
   };
 
   /** An entry's score for a prepared query; 0 when nothing matches. */
@@ -406,9 +426,7 @@ const TaskSearch = (() => {
       for (const { stems: all } of alternatives)
         for (const w of all) for (const section of wordScores(w, q).keys()) found.add(section);
     if (q.typing && q.typing.stem.length >= 2)
-      for (const s of index.sections)
-        for (const k of s.fields[FIELD.title].keys())
-          if (k.startsWith(q.typing.stem)) found.add(s.i);
+      for (const s of index.sections) if (completes(s, q)) found.add(s.i);
     return [...found].map((i) => index.sections[i]);
   };
 
