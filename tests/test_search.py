@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import re
 import threading
 from collections.abc import Iterator
@@ -509,10 +510,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def errors_site(tmp_path_factory: pytest.TempPathFactory, mini_site) -> Path:
+def lay_out_errors_site(root: Path, mini_site) -> None:
     """A mini site with one page: two error entries and an entry about matrix products."""
-    root = tmp_path_factory.mktemp("errors_site")
     mini_site.lay_out(root)
     (root / "docs" / "index.md").write_text(MINI_INDEX, encoding="utf-8")
     topic = root / "examples" / "errors"
@@ -520,9 +519,40 @@ def errors_site(tmp_path_factory: pytest.TempPathFactory, mini_site) -> Path:
     (root / "examples" / "GALLERY_HEADER.rst").write_text("Gallery\n=======\n", encoding="utf-8")
     (topic / "GALLERY_HEADER.rst").write_text(ERRORS_HEADER, encoding="utf-8")
     (topic / "matmul_errors.py").write_text(ERRORS_PAGE, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def errors_site(tmp_path_factory: pytest.TempPathFactory, mini_site) -> Path:
+    root = tmp_path_factory.mktemp("errors_site")
+    lay_out_errors_site(root, mini_site)
     result = mini_site.build(root)
     assert result.returncode == 0, result.stdout + result.stderr
     return root / "_build" / "html"
+
+
+def prose_stems(site: Path, anchor: str) -> set[str]:
+    """The stems search-index.js holds for an entry's prose."""
+    script = (site / "_static" / "search-index.js").read_text(encoding="utf-8")
+    data = json.loads(script.removeprefix("TaskSearch.load(").rstrip().removesuffix(");"))
+    row = next(r for r in data["sections"] if r[1] == anchor)
+    return set(row[5 + data["fields"].index("prose")].split())
+
+
+@pytest.mark.slow
+def test_a_new_stop_word_reaches_the_pages_an_earlier_build_read(tmp_path, mini_site):
+    # A page's words are stemmed when it is read, and Sphinx reads again only the pages
+    # that changed: the indexing code is an input of every page's record.
+    lay_out_errors_site(tmp_path, mini_site)
+    site = tmp_path / "_build" / "html"
+    anchor = "errors-shapes-cannot-be-multiplied"
+    assert mini_site.build(tmp_path).returncode == 0
+    assert "layer" in prose_stems(site, anchor)  # "The layer's input has ..."
+    extension = tmp_path / "docs" / "_ext" / "tasksearch.py"
+    code = extension.read_text(encoding="utf-8")
+    extension.write_text(code.replace('"pytorch",', '"pytorch", "layer",', 1), encoding="utf-8")
+    result = mini_site.build(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "layer" not in prose_stems(site, anchor)
 
 
 @pytest.fixture(scope="module")

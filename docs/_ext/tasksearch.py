@@ -415,9 +415,12 @@ def _read_page(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def _inputs_digest(app: Sphinx) -> str:
-    # What the records are made of besides the pages: the phrases and the error rules.
+    # What the records are made of besides the pages: the phrases, the error rules, and
+    # the code that reads them into stems (this module's stop words and word forms,
+    # errortext's normalising), since a page's words are stemmed when it is read.
     digest = hashlib.sha256(Path(app.config.tasksearch_terms).read_bytes())
-    digest.update(errortext.RULES_FILE.read_bytes())
+    for path in (errortext.RULES_FILE, Path(errortext.__file__), Path(__file__)):
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
@@ -431,8 +434,9 @@ def _reread_when_inputs_changed(
     app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
     # The phrases live in the doctrees (as index entries) and in the records, the
-    # normalised messages in the records: when the terms file or the rules change,
-    # every page is read again (reading does not rerun examples).
+    # normalised messages and every word's stem in the records: when the terms file, the
+    # rules or the code that applies them change, every page is read again (reading
+    # does not rerun examples).
     digest = _inputs_digest(app)
     if getattr(env, "tasksearch_digest", None) == digest:
         return []
