@@ -271,7 +271,7 @@ print(old, torch.arange(0, 2.5, 0.5))
 #
 # torch.linspace
 # --------------
-# ``steps`` evenly spaced points from ``start`` to ``end``, both ends included.
+# ``steps`` evenly spaced numbers from ``start`` to ``end``, both ends included.
 import torch
 
 torch.linspace(-1, 1, steps=5)

@@ -160,7 +160,7 @@ print(torch.squeeze(s).shape, torch.squeeze(s, 0).shape, torch.squeeze(s, (1, 2)
 #
 # torch.unsqueeze
 # ---------------
-# Inserts a dimension of size 1 at ``dim`` (negative counts from the end of the
+# Adds a dimension of size one at ``dim`` (negative counts from the end of the
 # output), for example to turn a vector into a row or a column.
 import torch
 
