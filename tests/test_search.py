@@ -130,6 +130,9 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "convert a list to a tensor": TENSORS + "creation.html#api-torch-tensor",
     "apply a function to every sample in a batch": PT2 + "torch_func.html#pt2-torch-func-vmap",
     "vectorized function over a batch": PT2 + "torch_func.html#pt2-torch-func-vmap",
+    "check if a tensor contains nan": TENSORS + "comparison_testing.html#api-torch-isnan",
+    "evenly spaced numbers between two values": TENSORS + "creation.html#api-torch-linspace",
+    "add a dimension of size one": TENSORS + "shapes_and_views.html#api-torch-unsqueeze",
 }
 
 TOP1_TARGET = 0.80
