@@ -548,10 +548,12 @@ def test_a_new_stop_word_reaches_the_pages_an_earlier_build_read(tmp_path, mini_
     lay_out_errors_site(tmp_path, mini_site)
     site = tmp_path / "_build" / "html"
     anchor = "errors-shapes-cannot-be-multiplied"
-    assert mini_site.build(tmp_path).returncode == 0
+    result = mini_site.build(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
     assert "layer" in prose_stems(site, anchor)  # "The layer's input has ..."
     extension = tmp_path / "docs" / "_ext" / "tasksearch.py"
     code = extension.read_text(encoding="utf-8")
+    assert '"pytorch",' in code  # the last of STOP_WORDS
     extension.write_text(code.replace('"pytorch",', '"pytorch", "layer",', 1), encoding="utf-8")
     result = mini_site.build(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
