@@ -534,8 +534,8 @@ def errors_site(tmp_path_factory: pytest.TempPathFactory, mini_site) -> Path:
 
 
 def prose_stems(site: Path, anchor: str) -> set[str]:
-    """The stems search-index.js holds for an entry's prose."""
-    script = (site / "_static" / "search-index.js").read_text(encoding="utf-8")
+    """The stems the search index holds for an entry's prose."""
+    script = (site / "_static" / tasksearch.INDEX_FILE).read_text(encoding="utf-8")
     data = json.loads(script.removeprefix("TaskSearch.load(").rstrip().removesuffix(");"))
     row = next(r for r in data["sections"] if r[1] == anchor)
     return set(row[5 + data["fields"].index("prose")].split())

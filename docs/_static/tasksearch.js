@@ -307,6 +307,16 @@ const TaskSearch = (() => {
 
   // -- Ranking ------------------------------------------------------------------------
 
+  /** A word's count in one field of an entry, weighed by the field and the field's length. */
+  const weighed = (s, f, n, q) => {
+    const name = FIELD_NAMES[f];
+    const { b } = FIELDS[name];
+    return (q.weights[name] * n) / (1 - b + (b * s.lengths[f]) / index.average[f]);
+  };
+
+  /** BM25: a word's rarity times its weighed count, which stops adding soon (K1). */
+  const saturated = (idf, tf) => (idf * tf) / (K1 + tf);
+
   /** BM25F: a word's score in every entry that holds it, for a prepared query. */
   const wordScores = (word, q) => {
     let scores = q.scores.get(word);
@@ -315,13 +325,11 @@ const TaskSearch = (() => {
     const idf = q.idf(word);
     for (const s of index.sections) {
       let tf = 0;
-      for (const [f, name] of FIELD_NAMES.entries()) {
+      for (const f of FIELD_NAMES.keys()) {
         const n = occurrences(s.fields[f], word);
-        if (!n) continue;
-        const { b } = FIELDS[name];
-        tf += (q.weights[name] * n) / (1 - b + (b * s.lengths[f]) / index.average[f]);
+        if (n) tf += weighed(s, f, n, q);
       }
-      if (tf) scores.set(s.i, (idf * tf) / (K1 + tf));
+      if (tf) scores.set(s.i, saturated(idf, tf));
     }
     q.scores.set(word, scores);
     return scores;
@@ -391,11 +399,7 @@ const TaskSearch = (() => {
   const prefixScore = (s, q) => {
     let n = 0;
     for (const [k, count] of s.fields[FIELD.title]) if (k.startsWith(q.typing.stem)) n += count;
-    if (!n) return 0;
-    const { b } = FIELDS.title;
-    const f = FIELD.title;
-    const tf = (q.weights.title * n) / (1 - b + (b * s.lengths[f]) / index.average[f]);
-    return (q.typingIdf * tf) / (K1 + tf) / 2;
+    return n ? saturated(q.typingIdf, weighed(s, FIELD.title, n, q)) / 2 : 0;
   };
 
   /** An entry's score for a prepared query; 0 when nothing matches. */
