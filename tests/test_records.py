@@ -127,6 +127,50 @@ def test_machine_ids_are_short_stable_file_names(machine, expected):
     assert records.machine_id(machine) == expected
 
 
+@pytest.mark.parametrize(
+    ("cpu", "named"),
+    [
+        ("AMD EPYC 9454 48-Core Processor", True),
+        ("Intel(R) Xeon(R) Platinum 8480+", True),
+        ("Apple M3 Max", True),
+        ("Intel(R) Xeon(R) Processor", False),
+        ("Intel(R) Xeon(R) CPU @ 2.50GHz", False),
+        ("AMD EPYC", False),
+        ("aarch64", False),
+    ],
+)
+def test_a_cpu_name_names_its_model_only_with_a_model_number(cpu, named):
+    import machines
+
+    assert machines.names_its_model(cpu) is named
+
+
+def test_two_vms_that_show_one_cpu_name_read_apart_wherever_a_machine_is_named():
+    # Two VMs both called "Intel(R) Xeon(R) Processor": their columns, the page stamp
+    # and the landing page's list name them by signature, and by torch's kernels.
+    import machines
+
+    vm = {**MACHINE, "cpu": "Intel(R) Xeon(R) Processor"}
+    sapphire = {**vm, "cpu_signature": "family 6 model 143 stepping 8", "cpu_capability": "AVX512"}
+    cascade = {**vm, "cpu_signature": "family 6 model 85 stepping 7"}
+    assert machines.cpu_words(sapphire) == (
+        "Intel(R) Xeon(R) Processor (family 6 model 143 stepping 8, AVX512 kernels)"
+    )
+    assert (
+        machines.cpu_words(cascade) == "Intel(R) Xeon(R) Processor (family 6 model 85 stepping 7)"
+    )
+    assert machines.describe_machine(sapphire) == (
+        "Intel(R) Xeon(R) Processor (family 6 model 143 stepping 8, 2 logical cores, "
+        "2 torch threads, AVX512 kernels), no GPU"
+    )
+    assert machines.describe_machine(sapphire) != machines.describe_machine(cascade)
+    stamps = [machines._stamp({"machine": m, "date": "2026-11-28", "commit": "0" * 40}, None)
+              for m in (sapphire, cascade)]  # fmt: skip
+    assert stamps[0] != stamps[1]
+    # A name that says its model is left as it is, apart from the kernels.
+    assert machines.cpu_words({**MACHINE, "cpu_signature": "family 25 model 17"}) == MACHINE["cpu"]
+
+
 @pytest.mark.site
 def test_every_page_of_the_site_has_a_record_that_follows_the_schema(site):
     gallery = site / "gallery"

@@ -609,6 +609,7 @@ def test_environment_reads_each_field_from_its_source(monkeypatch, stamp):
     monkeypatch.setattr(report.hardware, "cpu_model", lambda: "cpu model")
     monkeypatch.setattr(report.hardware, "cpu_signature", lambda: "family 1 model 2")
     monkeypatch.setattr(report.hardware, "memory_gib", lambda: 24)
+    monkeypatch.setattr(report.torch.backends.cpu, "get_cpu_capability", lambda: "AVX9")
     monkeypatch.setattr(report, "_gpus", lambda: ("gpu",))
     monkeypatch.setattr(report, "_cpp_compiler", lambda: "/bin/cc")
     monkeypatch.setattr(report.os, "cpu_count", lambda: None)
@@ -631,7 +632,9 @@ def test_environment_reads_each_field_from_its_source(monkeypatch, stamp):
         date="2030-01-02",
         cpu_signature="family 1 model 2",
         memory_gib=24,
+        cpu_capability="AVX9",
     )
+    assert "CPU kernels:          AVX9" in repr(report.environment())
     monkeypatch.setattr(report.os, "cpu_count", lambda: 64)
     monkeypatch.setattr(report.torch.version, "cuda", "12.8")
     env = report.environment()

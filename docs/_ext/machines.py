@@ -60,9 +60,38 @@ def load_records(results: Path) -> list[dict[str, Any]]:
     return found
 
 
+def names_its_model(cpu: str) -> bool:
+    """Whether a CPU's name says which chip it is ("AMD EPYC 9454", "Apple M3").
+
+    A hypervisor often shows only the brand: "Intel(R) Xeon(R) Processor", "AMD EPYC",
+    "Intel(R) Xeon(R) CPU @ 2.50GHz". A core count or a clock is not a model number.
+    """
+    rest = re.sub(
+        r"@\s*[\d.]+\s*[GM]Hz|\d+-Core|x86_64|aarch64|arm64", "", cpu, flags=re.IGNORECASE
+    )
+    return bool(re.search(r"\d", rest))
+
+
+def cpu_words(machine: dict[str, Any], *more: str) -> str:
+    """Name a machine's CPU so that two different ones never read alike.
+
+    Where the name does not say the model, its signature follows (family, model and
+    stepping), then ``more`` (the cores, say), then the vector instructions torch's
+    kernels use where the stamp has them:
+    "Intel(R) Xeon(R) Processor (family 6 model 207 stepping 2, AVX512 kernels)".
+    """
+    told = []
+    if machine.get("cpu_signature") and not names_its_model(machine["cpu"]):
+        told.append(machine["cpu_signature"])
+    told += more
+    if machine.get("cpu_capability"):
+        told.append(f"{machine['cpu_capability']} kernels")
+    return machine["cpu"] + (f" ({', '.join(told)})" if told else "")
+
+
 def _stamp(record: dict[str, Any], live: dict[str, Any] | None) -> str:
     machine = record["machine"]
-    what = machine["cpu"] + (" + " + "; ".join(machine["gpus"]) if machine["gpus"] else "")
+    what = cpu_words(machine) + (" + " + "; ".join(machine["gpus"]) if machine["gpus"] else "")
     lines = [
         html.escape(what),
         f"torch {html.escape(machine['torch_version'])}",
@@ -179,7 +208,7 @@ def describe_machine(machine: dict[str, Any]) -> str:
     cores = f"{machine['logical_cores']} logical cores" + (
         f", {threads} torch threads" if threads else ""
     )
-    return f"{machine['cpu']} ({cores})" + (f" with {gpus}" if gpus else ", no GPU")
+    return cpu_words(machine, cores) + (f" with {gpus}" if gpus else ", no GPU")
 
 
 def _stamp_measured_page(app: Sphinx, doctree: nodes.document) -> None:
@@ -295,7 +324,7 @@ class RecordedMachinesDirective(SphinxDirective):
             return [nodes.paragraph(text="No records from other machines yet.")]
         rows = "".join(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
-                html.escape(m["record"]["machine"]["cpu"]),
+                html.escape(cpu_words(m["record"]["machine"])),
                 html.escape("; ".join(m["record"]["machine"]["gpus"]) or "none"),
                 html.escape(", ".join(sorted(m["torch"], key=Version))),
                 f"{m['pages']} page records, latest {html.escape(m['record']['date'][:10])}",

@@ -544,6 +544,11 @@ class Environment:
         the same model name apart in :func:`cheatsheet.records.machine_id`.
     memory_gib : int
         The machine's memory, GiB; 0 where the OS does not say.
+    cpu_capability : str
+        The vector instructions PyTorch's CPU kernels use here
+        (``torch.backends.cpu.get_cpu_capability()``: "AVX512", "AVX2", "DEFAULT", ...):
+        two CPUs of one model name can differ in it, and so can one CPU under
+        ``ATEN_CPU_CAPABILITY``.
     """
 
     cpu: str
@@ -558,6 +563,7 @@ class Environment:
     date: str
     cpu_signature: str = ""
     memory_gib: int = 0
+    cpu_capability: str = ""
 
     @property
     def can_compile(self) -> bool:
@@ -569,8 +575,10 @@ class Environment:
         return {**asdict(self), "gpus": list(self.gpus), "can_compile": self.can_compile}
 
     def _rows(self) -> list[list[str]]:
+        kernels = [["CPU kernels", self.cpu_capability]] if self.cpu_capability else []
         return [
             ["CPU", f"{self.cpu} ({self.logical_cores} logical cores{self._memory_text()})"],
+            *kernels,
             ["PyTorch threads", str(self.torch_threads)],
             ["GPU", "; ".join(self.gpus) or "none"],
             ["PyTorch", self.torch_version],
@@ -622,6 +630,11 @@ def _cpp_compiler() -> str:
     return "not found"
 
 
+def _cpu_capability() -> str:
+    read = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
+    return read() if read is not None else ""
+
+
 def environment() -> Environment:
     """Read the stamp of this machine: CPU, GPUs, versions, compiler, date.
 
@@ -642,4 +655,5 @@ def environment() -> Environment:
         date=_dt.datetime.now(_dt.UTC).date().isoformat(),
         cpu_signature=hardware.cpu_signature(),
         memory_gib=hardware.memory_gib(),
+        cpu_capability=_cpu_capability(),
     )
