@@ -76,6 +76,7 @@ SPELLING = r"(?<=[a-z]{2})(is|ys)(?=(?:e|es|ed|ing|ation|ations|er|ers)$)"
 WORD_FORMS = {
     "matrices": "matrix", "indices": "index", "vertices": "vertex", "axes": "axis",
     "multiplication": "multiply", "multiplications": "multiply", "division": "divide",
+    "inverse": "invert", "inverses": "invert", "inversion": "invert",
     "colour": "color", "colours": "colors", "coloured": "colored",
     "behaviour": "behavior", "behaviours": "behaviors", "favour": "favor",
     "neighbour": "neighbor", "neighbours": "neighbors", "centre": "center",

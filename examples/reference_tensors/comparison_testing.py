@@ -260,7 +260,7 @@ torch.kthvalue(torch.tensor([9.0, 4.0, 7.0, 1.0]), k=2)
 #
 # torch.unique
 # ------------
-# The distinct values, sorted, with optional ``return_inverse`` (each element's
+# The distinct values, sorted (duplicates removed), with optional ``return_inverse`` (each element's
 # position among them) and ``return_counts``.
 import torch
 

@@ -354,8 +354,8 @@ print(torch.tensor([[2.5]]).item(), type(torch.tensor(3).item()).__name__)
 #
 # torch.Tensor.tolist
 # -------------------
-# The whole tensor as nested Python lists of numbers (a 0-D tensor gives a
-# plain number).
+# Converts the whole tensor to nested Python lists of numbers (a 0-D tensor gives
+# a plain number).
 import torch
 
 print(torch.tensor([[1.5, 2.0], [0.0, -1.0]]).tolist(), torch.tensor(7).tolist())

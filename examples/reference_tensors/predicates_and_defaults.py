@@ -115,7 +115,7 @@ for bad in (torch.tensor([1, 2]), torch.tensor([])):
 #
 # torch.numel
 # -----------
-# The number of elements, the product of the shape (also ``t.numel()``).
+# The number of elements in a tensor, the product of its shape (also ``t.numel()``).
 import torch
 
 torch.numel(torch.empty(2, 5, 3))
@@ -243,8 +243,9 @@ tiny * 1
 #
 # torch.result_type
 # -----------------
-# The dtype an operation on these operands would produce; a Python scalar does not
-# widen a tensor of the same kind.
+# The dtype an operation on these operands would produce (type promotion): an int
+# tensor with a float one gives float, and a Python scalar does not widen a tensor of
+# the same kind.
 import torch
 
 i8 = torch.tensor([1], dtype=torch.int8)

@@ -94,7 +94,7 @@ print(torch.randint(2, (2, 4)))  # coin flips: 0 or 1
 #
 # torch.randperm
 # --------------
-# A random ordering of ``0 .. n-1``: index a dataset with it to shuffle rows
+# A random permutation of ``0 .. n-1``: index a dataset with it to shuffle rows
 # without repeating any.
 import torch
 
