@@ -60,7 +60,7 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "concatenate two tensors": BASICS + "indexing_and_reshaping.html#basics-cat-stack",
     "freeze layers when fine-tuning": NN
     + "containers_and_modules.html#api-nn-module-requires-grad",
-    "count model parameters": NN + "containers_and_modules.html#api-nn-module-named-parameters",
+    "count model parameters": BASICS + "training_recipes.html#basics-count-parameters",
     "initialize weights xavier": TOOLS + "nn_utilities.html#api-nn-init",
     "one hot encode labels": TOOLS + "functional.html#api-f-one-hot",
     "loss for multi-class classification": NN + "losses.html#api-nn-crossentropyloss",
@@ -133,6 +133,16 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "check if a tensor contains nan": TENSORS + "comparison_testing.html#api-torch-isnan",
     "evenly spaced numbers between two values": TENSORS + "creation.html#api-torch-linspace",
     "add a dimension of size one": TENSORS + "shapes_and_views.html#api-torch-unsqueeze",
+    "pytorch get total number of elements in tensor": TENSORS
+    + "predicates_and_defaults.html#api-torch-numel",
+    "what dtype do I get adding int tensor and float tensor": TENSORS
+    + "predicates_and_defaults.html#api-torch-result-type",
+    "remove duplicate values from tensor": TENSORS + "comparison_testing.html#api-torch-unique",
+    "how many parameters does my model have": BASICS
+    + "training_recipes.html#basics-count-parameters",
+    "invert a matrix": TENSORS + "linalg_fft.html#api-torch-linalg-inv",
+    "random permutation of indices": TENSORS + "random_sampling.html#api-torch-randperm",
+    "convert tensor to python list": TENSORS + "creation.html#api-torch-tensor-tolist",
 }
 
 TOP1_TARGET = 0.80
