@@ -400,7 +400,7 @@ ONE_WORD = [
     ("initializing", "initialise"), ("quantized", "quantised"), ("analyze", "analyse"),
     ("materialize", "materialise"), ("color", "colour"), ("behavior", "behaviour"),
     ("matrix", "matrices"), ("index", "indices"), ("axis", "axes"),
-    ("multiply", "multiplication"),
+    ("multiply", "multiplication"), ("invert", "inverse"), ("invert", "inversion"),
 ]  # fmt: skip
 # Words that only look alike, which the rewriting must leave apart.
 TWO_WORDS = [("analysis", "analyse"), ("axis", "axe"), ("precise", "precis"), ("matrix", "mat")]
@@ -414,6 +414,20 @@ def test_a_word_in_another_spelling_or_form_stems_alike(typed, written):
 @pytest.mark.parametrize(("one", "other"), TWO_WORDS)
 def test_words_that_only_look_alike_stay_apart(one, other):
     assert tasksearch.stems(one) != tasksearch.stems(other)
+
+
+def test_what_the_build_adds_to_a_page_is_not_indexed_as_its_words():
+    # The machine stamp under a page's title and the since note under an entry's heading
+    # say where and from when, not what the entry is about.
+    from docutils import nodes
+
+    section = nodes.section()
+    section += nodes.title(text="Scaled dot-product attention")
+    section += nodes.raw("", "<p>Measured on a CPU</p>", format="html", classes=["page-stamp"])
+    section += nodes.paragraph(text="Works since 2.5.", classes=["since-note"])
+    own = nodes.paragraph(text="One call for every attention kernel.")
+    section += own
+    assert tasksearch._own_nodes(section) == [own]
 
 
 def test_every_rule_has_a_pattern_the_browser_can_read_too():

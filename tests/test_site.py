@@ -190,6 +190,11 @@ def test_each_page_that_measures_names_its_machine_under_its_title(site):
             assert stamp is not None, f"{page.name} measures but does not name its machine"
             assert record["machine"]["cpu"] in stamp.get_text()
             assert record["machine"]["torch_version"] in stamp.get_text()
+            # The page's description, for links and search engines, is its own words.
+            for meta in _soup(page).select(
+                'meta[name="description"], meta[property="og:description"]'
+            ):
+                assert not meta["content"].startswith("Measured on"), f"{page.name}: {meta}"
         else:
             assert stamp is None, f"{page.name} measures nothing but shows a machine stamp"
 

@@ -225,9 +225,16 @@ def _stamp_measured_page(app: Sphinx, doctree: nodes.document) -> None:
         f"Measured on {describe_machine(machine)}, torch {machine['torch_version']}, "
         f"Python {machine['python_version']}, {live['date'][:10]}."
     )
+    # Raw HTML, not a paragraph: a page's description (og:description and the meta
+    # description, which sphinxext-opengraph takes from the first text it meets) is
+    # then the page's own first words, not its machine. The search index leaves it out
+    # by its class (tasksearch.NOT_OWN).
+    stamp = nodes.raw(
+        "", f'<p class="page-stamp">{html.escape(text)}</p>', format="html", classes=["page-stamp"]
+    )
     for section in doctree.findall(nodes.section):
         if section.children and isinstance(section[0], nodes.title):
-            section.insert(1, nodes.paragraph(text=text, classes=["page-stamp"]))
+            section.insert(1, stamp)
             return
 
 

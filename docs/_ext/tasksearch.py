@@ -98,8 +98,9 @@ _SPELLING = re.compile(SPELLING)
 # An errors entry (examples/errors/) is labelled errors-<slug>, and its heading is the
 # stable part of its message (CONTRIBUTING.md): a message to match, like a printed one.
 ERROR_LABEL_PREFIX = "errors-"
-# A note the since extension puts under an entry's heading: not the entry's own words.
-_SINCE_NOTE = "since-note"
+# What the build adds to a page, not the entry's own words: the since extension's note
+# under an entry's heading, the machine stamp under a page's title (machines.py).
+NOT_OWN = frozenset({"since-note", "page-stamp"})
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,7 @@ def _own_nodes(section: nodes.section) -> list[nodes.Node]:
             break
         if isinstance(child, nodes.title) or _is_want_table(child):
             continue
-        if _SINCE_NOTE not in child.get("classes", []):
+        if not NOT_OWN.intersection(child.get("classes", [])):
             own.append(child)
     return own
 
