@@ -260,8 +260,8 @@ torch.kthvalue(torch.tensor([9.0, 4.0, 7.0, 1.0]), k=2)
 #
 # torch.unique
 # ------------
-# The distinct values, sorted (duplicates removed), with optional ``return_inverse`` (each element's
-# position among them) and ``return_counts``.
+# The distinct values, sorted (duplicates removed), with optional
+# ``return_inverse`` (each element's position among them) and ``return_counts``.
 import torch
 
 torch.unique(torch.tensor([3, 1, 3, 2, 1, 3]), return_inverse=True, return_counts=True)
