@@ -630,11 +630,6 @@ def _cpp_compiler() -> str:
     return "not found"
 
 
-def _cpu_capability() -> str:
-    read = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
-    return read() if read is not None else ""
-
-
 def environment() -> Environment:
     """Read the stamp of this machine: CPU, GPUs, versions, compiler, date.
 
@@ -655,5 +650,5 @@ def environment() -> Environment:
         date=_dt.datetime.now(_dt.UTC).date().isoformat(),
         cpu_signature=hardware.cpu_signature(),
         memory_gib=hardware.memory_gib(),
-        cpu_capability=_cpu_capability(),
+        cpu_capability=torch.backends.cpu.get_cpu_capability(),
     )
