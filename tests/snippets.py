@@ -29,10 +29,18 @@ import re
 import sys
 from pathlib import Path
 
-from cheatsheet.blocks import BLOCK_TIMEOUT_S, Block, Outcome, gallery_blocks, run_alone
+from cheatsheet.blocks import (
+    BLOCK_TIMEOUT_S,
+    TRANSIENT_RUNS,
+    Block,
+    Outcome,
+    gallery_blocks,
+    run_alone,
+)
 
 __all__ = [
     "BLOCK_TIMEOUT_S",
+    "TRANSIENT_RUNS",
     "Block",
     "Outcome",
     "gallery_blocks",

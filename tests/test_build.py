@@ -197,6 +197,31 @@ import os
 print(f"rank {os.environ['RANK']} of {os.environ['WORLD_SIZE']}")
 '''
 
+# Rank 0 aborts as a rank hit by gloo's teardown race does, on its first two runs; the
+# runs are counted in a file (``{runs}``, filled in by the fixture).
+ABORTS_TWICE = '''r"""
+Aborts twice
+============
+
+A script for torchrun whose rank 0 aborts at exit on its first two runs.
+"""
+
+# %%
+
+# torchrun --nproc-per-node=2 aborts.py
+import os
+import sys
+from pathlib import Path
+
+if os.environ["RANK"] == "0":
+    runs = Path({runs!r})
+    runs.write_text(runs.read_text() + "x" if runs.exists() else "x")
+    if len(runs.read_text()) < 3:
+        print("terminate called without an active exception", file=sys.stderr, flush=True)
+        os.abort()
+    print("run", len(runs.read_text()))
+'''
+
 FAILS_ON_A_RANK = '''r"""
 Fails on a rank
 ===============
@@ -772,9 +797,14 @@ def failing_pages_build(project, passing_build, mini_site) -> str:
 
 
 @pytest.fixture(scope="module")
-def extra_pages_build(project, passing_build, mini_site):
-    """One build with two more pages that work; their outputs and the torchrun page's code."""
-    extra = {"shows_warning": SHOWS_WARNING, "runs_torchrun": RUNS_TORCHRUN}
+def extra_pages_build(project, passing_build, mini_site, tmp_path_factory):
+    """One build with more pages that work; their outputs and the torchrun page's code."""
+    runs = tmp_path_factory.mktemp("aborts") / "runs"
+    extra = {
+        "shows_warning": SHOWS_WARNING,
+        "runs_torchrun": RUNS_TORCHRUN,
+        "aborts_twice": ABORTS_TWICE.format(runs=str(runs)),
+    }
     with _extra_pages(project, extra):
         result = mini_site.build(project)
         outputs = {name: _output(project, name) for name in extra}
@@ -805,6 +835,13 @@ def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(extra_pag
     assert outputs["runs_torchrun"].splitlines() == ["[rank0]: rank 0 of 2", "[rank1]: rank 1 of 2"]
     # The page shows the reader's script, its command first.
     assert shown.startswith("# torchrun --nproc-per-node=2 hello.py\n")
+
+
+def test_a_rank_that_aborts_as_gloo_tears_down_runs_again_up_to_three_runs(extra_pages_build):
+    result, outputs, _ = extra_pages_build
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert outputs["aborts_twice"].strip() == "[rank0]: run 3"
+    assert "aborts.py failed in a way worth another run; run 3 of at most 3" in result.stdout
 
 
 def test_a_failing_rank_fails_the_build_with_its_traceback(failing_pages_build):

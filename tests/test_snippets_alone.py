@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from blockcache import PassRecord, fresh_inputs, key
-from snippets import Block, Outcome, html_blocks, run_alone, site_blocks
+from snippets import TRANSIENT_RUNS, Block, Outcome, html_blocks, run_alone, site_blocks
 
 SAMPLE = 6  # blocks that run in brand-new interpreters too
 
@@ -221,14 +221,14 @@ def test_a_block_killed_by_a_signal_says_which(fresh):
     assert outcome.output.rstrip().endswith("killed by SIGABRT")
 
 
-def test_only_a_lost_gloo_connection_gets_a_second_run(tmp_path):
-    def block(name, message):
-        # Counts its runs in a file; fails on the first run with ``message``.
+def test_a_failure_of_the_machine_runs_again_up_to_three_runs_and_no_other_does(tmp_path):
+    def block(name, message, failing_runs=1):
+        # Counts its runs in a file; fails on its first ``failing_runs`` runs with ``message``.
         runs = tmp_path / name
         code = (
             f"from pathlib import Path\nruns = Path({str(runs)!r})\n"
             "runs.write_text(runs.read_text() + 'x' if runs.exists() else 'x')\n"
-            f"if runs.read_text() == 'x':\n    raise RuntimeError({message!r})\n"
+            f"if len(runs.read_text()) <= {failing_runs}:\n    raise RuntimeError({message!r})\n"
         )
         return Block(name, code), runs
 
@@ -239,13 +239,16 @@ def test_only_a_lost_gloo_connection_gets_a_second_run(tmp_path):
         "Command '['python', '-m', 'torch.distributed.run', '--standalone', "
         "'--nproc-per-node=2', 'train.py']' returned non-zero exit status 1.",
     )
-    first, second, third = run_alone([lost, broken, hidden], jobs=1)
-    assert first.ok
+    aborted = "[rank0]: terminate called without an active exception"
+    twice, twice_runs = block("twice", aborted, failing_runs=2)
+    always, always_runs = block("always", aborted, failing_runs=99)
+    outcomes = run_alone([lost, broken, hidden, twice, always], jobs=1)
+    assert [o.ok for o in outcomes] == [True, False, True, True, False]
     assert lost_runs.read_text() == "xx"
-    assert not second.ok
     assert broken_runs.read_text() == "x"
-    assert third.ok
     assert hidden_runs.read_text() == "xx"
+    assert twice_runs.read_text() == "xxx"
+    assert always_runs.read_text() == "x" * TRANSIENT_RUNS == "xxx"
 
 
 def test_html_blocks_are_the_python_blocks_without_interpreter_sessions(tmp_path):

@@ -67,13 +67,15 @@ def run_torchrun_block(code: str) -> None:
         If a rank printed a Python warning.
     """
     from cheatsheet import records
-    from cheatsheet.blocks import run_script, script_digest, transient
+    from cheatsheet.blocks import TRANSIENT_RUNS, run_script, script_digest, transient
     from cheatsheet.torchrun import TorchrunError
 
     result = run_script(code, rank_prefixes=True)
-    if result.returncode != 0 and transient(result.output):
-        logger.info("a run of %s failed in a way worth one more run; running it again",
-                    result.command[-1])  # fmt: skip
+    for run in range(2, TRANSIENT_RUNS + 1):
+        if result.returncode == 0 or not transient(result.output):
+            break
+        logger.info("a run of %s failed in a way worth another run; run %d of at most %d",
+                    result.command[-1], run, TRANSIENT_RUNS)  # fmt: skip
         result = run_script(code, rank_prefixes=True)
     if result.returncode != 0:
         raise TorchrunError(result)
