@@ -64,6 +64,17 @@ if __name__ == "__main__":
     main()
 
 # %%
+# A rank can still abort as Python exits, after the script has done its work and
+# left the group: it prints ``terminate called without an active exception``, and
+# torchrun reports that it ``failed (exitcode: -6)``, which is SIGABRT. That is a
+# race in PyTorch itself (2.14.1, `pytorch/pytorch#190489
+# <https://github.com/pytorch/pytorch/issues/190489>`__): a ``gloo`` worker thread
+# releases the last collective just after it completes, which needs the GIL, and
+# when Python is already shutting down the thread cannot take it. What the ranks
+# printed stands; run the job again. It is rare on an idle machine and less rare on
+# a busy one; this build gives such a run up to three tries.
+
+# %%
 # .. _pt2-distributed-all-reduce:
 #
 # all_reduce: every rank gets the sum

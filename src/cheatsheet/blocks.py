@@ -337,11 +337,11 @@ def _serve(
 # script can abort while Python shuts down: C++'s "terminate called without an active
 # exception", then faulthandler's report with no Python frame left. That abort is
 # torch's (2.14.1; pytorch/pytorch#190489): a gloo worker thread marks a collective
-# complete, and only then drops the collective's tensors, which needs the GIL when
-# Python owns one of them. When the main thread has meanwhile reached interpreter
+# complete, and only then drops the collective's tensors, which needs the GIL when one
+# of them has a Python object. When the main thread has meanwhile reached interpreter
 # shutdown, taking the GIL ends the worker thread inside C++ code that cannot be
 # unwound, and the process aborts; no reader code can wait for that drop. Seen in the
-# core of such a rank; the sharded matmul script aborted in 3 of 102 runs beside two
+# core of such a rank; the sharded matmul script aborted in 3 of 72 runs beside two
 # CPU-bound processes and in none of 20 alone. A block that starts torchrun itself and
 # keeps its ranks' output (errors/distributed_errors) shows only torchrun's exit status,
 # which cannot tell such a loss from a bug: once in a full test run beside the browser
