@@ -247,6 +247,19 @@ def _run_again(pages: Iterable[str]) -> None:
         (ROOT / "docs" / "gallery" / f"{page}.py.md5").unlink(missing_ok=True)
 
 
+def _say_which_pages_show_no_output(session: nox.Session) -> None:
+    """After a build that ran some pages only, name those it left without output."""
+    blank = _shards().without_output(ROOT / "examples", ROOT / "docs" / "gallery")
+    if blank:
+        shown = ", ".join(blank[:5]) + (f" and {len(blank) - 5} more" if len(blank) > 5 else "")
+        session.warn(
+            f"{len(blank)} of {len(_shards().pages(ROOT / 'examples'))} pages show without "
+            f"output: {shown}. Each changed since it last ran, never ran, or what every "
+            "page depends on (the helper package, a build hook, a version) changed since. "
+            "nox -s docs runs them all."
+        )
+
+
 @nox.session(venv_backend="none")
 def docs(session: nox.Session) -> None:
     """Build the whole site, every example executed, into _build/html/."""
@@ -261,6 +274,7 @@ def docs(session: nox.Session) -> None:
         session.log(f"{len(pages)} pages that time something: {', '.join(pages)}")
         _run_again(pages)
         _build_site(run, env={"CHEATSHEET_RUN_ONLY": _shards().run_only_pattern(pages)})
+        _say_which_pages_show_no_output(session)
         return
     named = [a for a in session.posargs if a.endswith(".py")]
     if named:
@@ -273,6 +287,7 @@ def docs(session: nox.Session) -> None:
         session.log(
             f"Built with {', '.join(named)} run again: open {(BUILD / 'index.html').as_uri()}"
         )
+        _say_which_pages_show_no_output(session)
         return
     if shard is None:
         _build_site(run)

@@ -57,6 +57,30 @@ def test_the_run_only_pattern_matches_exactly_the_shards_pages():
     assert not re.search(shards.run_only_pattern([]), "../examples/basics/a.py")
 
 
+def test_a_page_digest_is_the_one_sphinx_gallery_writes(tmp_path):
+    from sphinx_gallery.utils import get_md5sum
+
+    page = tmp_path / "p.py"
+    page.write_bytes("# caf\u00e9 \u2192 r\u00e9sum\u00e9\r\nx = 1\r\n".encode())
+    assert shards.source_md5(page) == get_md5sum(page, mode="t")
+    page.write_bytes(b"x = 1\n\xff\n")  # not UTF-8: sphinx-gallery escapes the byte
+    assert shards.source_md5(page) == get_md5sum(page, mode="t")
+
+
+def test_pages_without_current_output_are_those_changed_unrun_or_stripped(tmp_path):
+    examples, gallery = tmp_path / "ex", tmp_path / "gal"
+    for folder in (examples / "t", gallery / "t"):
+        folder.mkdir(parents=True)
+    for name in ("ran", "changed", "never", "stripped"):
+        (examples / "t" / f"{name}.py").write_text(f"print({name!r})\n")
+    for name in ("ran", "changed"):
+        md5 = shards.source_md5(examples / "t" / f"{name}.py")
+        (gallery / "t" / f"{name}.py.md5").write_text(md5)
+    (examples / "t" / "changed.py").write_text("print('changed since it ran')\n")
+    # "stripped": what pageinputs.py leaves when every page's inputs changed, no .md5.
+    assert shards.without_output(examples, gallery) == ["t/changed", "t/never", "t/stripped"]
+
+
 def test_a_merge_refuses_a_page_from_two_shards_or_from_none(tmp_path):
     examples = tmp_path / "examples"
     (examples / "t").mkdir(parents=True)

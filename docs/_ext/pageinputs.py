@@ -158,7 +158,14 @@ def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
             if Path(md5.stem).suffix in gallery_conf["example_extensions"]
         ]
         if records:
-            logger.info("page inputs changed (%s): running every example again", ", ".join(changed))
+            left_out = (
+                "; CHEATSHEET_RUN_ONLY runs only its pages, so the others show without "
+                "output until a build runs them"
+                if os.environ.get("CHEATSHEET_RUN_ONLY")
+                else ""
+            )
+            logger.info("page inputs changed (%s): every example must run again%s",
+                        ", ".join(changed), left_out)  # fmt: skip
         for md5 in records:
             md5.unlink()
         gallery.mkdir(parents=True, exist_ok=True)

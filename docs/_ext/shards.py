@@ -24,6 +24,7 @@ verbs (``noxfile.py``) and the workflow's jobs use this module:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -45,6 +46,35 @@ UNRUN_SECONDS_PER_LINE = 0.1
 def pages(examples: Path) -> list[str]:
     """Every page of the gallery, as ``<topic>/<stem>``."""
     return sorted(f"{p.parent.name}/{p.stem}" for p in examples.glob("*/*.py"))
+
+
+def source_md5(source: Path) -> str:
+    """Return the digest sphinx-gallery writes to a page's ``.py.md5`` when it runs ``source``.
+
+    As ``sphinx_gallery.utils.get_md5sum(source, mode="t")``, which noxfile.py cannot
+    import: the text with universal newlines, as UTF-8.
+    """
+    text = source.read_text(errors="surrogateescape", encoding="utf-8")
+    return hashlib.md5(text.encode(errors="surrogateescape", encoding="utf-8")).hexdigest()
+
+
+def without_output(examples: Path, gallery: Path) -> list[str]:
+    """Return the pages whose output in ``gallery`` is not from their current source.
+
+    A page a build left out (``CHEATSHEET_RUN_ONLY``) that changed since its last run, or
+    never ran, or whose inputs changed (``pageinputs.py`` then removes every ``.py.md5``),
+    shows without output.
+    """
+    stale = []
+    for page in pages(examples):
+        md5 = gallery / f"{page}.py.md5"
+        try:
+            current = md5.read_text(encoding="utf-8") == source_md5(examples / f"{page}.py")
+        except OSError:
+            current = False
+        if not current:
+            stale.append(page)
+    return stale
 
 
 def costs(examples: Path, gallery: Path) -> dict[str, float]:
@@ -180,15 +210,8 @@ def _every_page_has_its_output(app: Sphinx) -> None:
     if not os.environ.get(MERGE_ENV):
         return
     from sphinx.errors import ConfigError
-    from sphinx_gallery.utils import get_md5sum
 
-    examples, gallery = Path(app.confdir, "examples"), Path(app.srcdir, "gallery")
-    stale = []
-    for page in pages(examples):
-        md5 = gallery / f"{page}.py.md5"
-        current = get_md5sum(examples / f"{page}.py", mode="t")
-        if not md5.exists() or md5.read_text(encoding="utf-8") != current:
-            stale.append(page)
+    stale = without_output(Path(app.confdir, "examples"), Path(app.srcdir, "gallery"))
     if stale:
         raise ConfigError(
             f"{MERGE_ENV} is set and these pages have no output from a shard for their "
