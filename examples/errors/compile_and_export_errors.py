@@ -26,8 +26,13 @@ No working C++ compiler found                 :entry:`CXX=g++ <errors-no-cxx-com
 # --------------------------------------------
 # A warning, not an error: the function met more input shapes (or types, or values it
 # guards on) than ``torch._dynamo.config.recompile_limit`` graphs allow (8 by default,
-# 2 here), and from then on it runs eagerly. Dynamo logs it through ``logging``; a
-# handler keeps it here.
+# 2 here), and from then on it runs eagerly. Why a compiled model or function
+# recompiles at all: Dynamo guards what its first call assumed (each input tensor's
+# shape, dtype, device and ``requires_grad``, the grad mode, the globals and attributes
+# the code read), and a call that breaks a guard compiles again.
+# ``TORCH_LOGS="recompiles"`` prints the guard that failed at each recompile, long
+# before the limit (:ref:`pt2-compile-time-recompiles`). Dynamo logs the warning
+# through ``logging``; a handler keeps it here.
 import contextlib
 import io
 import logging

@@ -107,7 +107,7 @@ else:
 # ``torch.profiler.profile(profile_memory=True)`` records, per operator, the
 # memory it allocated (``Self CPU Mem``, net of what it freed) and what its
 # children did (``CPU Mem``). Sorted by ``self_cpu_memory_usage`` it answers
-# "which step allocates" on a CPU-only machine too; with a GPU add
+# "which op allocates the most memory" on a CPU-only machine too; with a GPU add
 # ``ProfilerActivity.CUDA`` and sort by ``self_device_memory_usage``
 # (``self_cuda_memory_usage`` is its deprecated name). Here, one
 # training step of a small MLP with Adam: the optimizer's state is created in

@@ -15,6 +15,7 @@ You want                                                Call
 to record the operators a block runs                    :entry:`torch.profiler.profile <api-profiler-profile>`
 to label a block so it gets its own row                 :entry:`torch.profiler.record_function <api-profiler-record-function>`
 to aggregate and print the recorded times               :entry:`prof.key_averages().table() <api-profiler-key-averages>`
+to profile a few steps of a training loop, not all      :entry:`torch.profiler.schedule <api-profiler-schedule>`, ``prof.step()``
 to name ops on an Nsight Systems timeline (CUDA)        :entry:`autograd.profiler.emit_nvtx() <api-autograd-profiler-emit-nvtx>`
 to hand a result from one thread or process to another  :entry:`torch.futures.Future <api-futures-future>`
 to chain a callback onto a pending result               :entry:`torch.futures.Future.then <api-future-then>`
@@ -94,6 +95,61 @@ with profile(record_shapes=True) as prof, record_function("three_matmuls"):
     for _ in range(3):
         x = torch.tanh(x @ x.T / 256)
 print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=5, max_name_column_width=20))
+
+# %%
+# .. _api-profiler-schedule:
+#
+# torch.profiler.schedule
+# -----------------------
+# Profiling a whole training run records far more than anyone reads, and its
+# first steps are not typical (allocations, lazy initialisation, autotuning).
+# A ``schedule`` skips ``wait`` steps, runs the profiler without keeping
+# anything for ``warmup`` steps, then records ``active`` steps, ``repeat``
+# times (0: until the loop ends); the loop calls ``prof.step()`` after each
+# training step to move it on. At the end of each recorded window the profiler
+# calls ``on_trace_ready`` with itself: read ``key_averages()`` there, or write
+# the window's timeline with ``export_chrome_trace`` (open it in Perfetto or
+# ``chrome://tracing``); ``torch.profiler.tensorboard_trace_handler(folder)``
+# is a ready-made handler that writes one file per window.
+import tempfile
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(32, 128), torch.randint(0, 10, (32,))
+
+
+def train_step():
+    opt.zero_grad(set_to_none=True)
+    nn.functional.cross_entropy(model(x), y).backward()
+    opt.step()
+
+
+with tempfile.TemporaryDirectory() as folder:
+
+    def trace_ready(prof):
+        trace = Path(folder, f"window_{prof.step_num}.json")
+        prof.export_chrome_trace(str(trace))
+        seen = {e.key: e.count for e in prof.key_averages()}
+        print(
+            f"on_trace_ready at step_num {prof.step_num}: {trace.stat().st_size:,} bytes of trace"
+        )
+        for name in ("train_step", "aten::addmm", "Optimizer.step#SGD.step"):
+            print(f"  {name:24} ran {seen.get(name, 0)} times in the window")
+
+    steps = schedule(wait=1, warmup=1, active=2, repeat=1)
+    with profile(
+        activities=[ProfilerActivity.CPU], schedule=steps, on_trace_ready=trace_ready
+    ) as prof:
+        for _ in range(6):
+            with record_function("train_step"):
+                train_step()
+            prof.step()
 
 # %%
 # .. _api-autograd-profiler-emit-nvtx:
