@@ -150,6 +150,7 @@ API_NAMES = [
     "tensordot",
     "mark_dirty",
     "TCPStore",
+    "FlopCounterMode",
 ]
 
 

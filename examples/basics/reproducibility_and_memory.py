@@ -20,6 +20,7 @@ GPU memory in use             :entry:`torch.cuda.memory_allocated() <basics-cuda
 the peak                      :entry:`torch.cuda.max_memory_allocated() <basics-cuda-memory>`, ``reset_peak_memory_stats()``
 cached blocks back            :entry:`torch.cuda.empty_cache() <basics-cuda-memory>`
 a full report                 :entry:`torch.cuda.memory_summary() <basics-cuda-memory>`
+memory that grows every step  :entry:`total += loss.item() <basics-memory-grows>`, not ``total += loss``
 "CUDA out of memory"          :entry:`except torch.OutOfMemoryError <basics-out-of-memory>`, then the checklist
 ============================  ==================================================
 """
@@ -155,6 +156,51 @@ else:
     print(
         "memory_summary: they report the CUDA caching allocator, and this machine has no CUDA GPU"
     )
+
+# %%
+# .. _basics-memory-grows:
+#
+# Memory that grows every step: a loss kept with its graph
+# --------------------------------------------------------
+# A loss is a tensor that remembers how it was computed. Adding it to a running
+# total (``total += loss``) makes the total remember that too, so every step's
+# graph stays reachable for as long as the total lives, and the memory it holds
+# grows with each step. ``backward()`` frees the tensors a graph saved, but not
+# its nodes; in a loop that never calls it (an evaluation outside
+# ``torch.no_grad()``) the saved activations stay as well. Keep numbers for
+# logging as Python floats, with ``loss.item()``, or ``loss.detach()`` when they
+# must stay tensors. Below, the nodes reachable from each kind of total.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Linear(64, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+
+def nodes_reachable(tensor):
+    seen, todo = set(), [tensor.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            todo.extend(parent for parent, _ in node.next_functions)
+    return len(seen)
+
+
+kept, logged = 0.0, 0.0
+for step in range(1, 101):
+    loss = model(torch.randn(32, 64)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    kept = kept + loss  # a tensor: it keeps this step's graph, and so every step's
+    logged += loss.item()  # a Python float: keeps nothing
+    if step in (1, 10, 100):
+        print(
+            f"step {step:3}: kept reaches {nodes_reachable(kept):3} autograd nodes; "
+            f"logged is a {type(logged).__name__}, {logged:.2f}"
+        )
 
 # %%
 # .. _basics-out-of-memory:
