@@ -19,6 +19,7 @@ a new order every epoch      :entry:`shuffle=True <basics-shuffle>`, a seeded ``
 samples of different shapes  :entry:`collate_fn=... <basics-collate-fn>`, ``pad_sequence``
 loading in worker processes  :entry:`num_workers=2 <basics-num-workers>`, under ``if __name__ == "__main__":``
 faster copies to the GPU     :entry:`pin_memory=True <basics-num-workers>` (only when a GPU is there)
+random numbers in workers    :entry:`generator=torch.Generator().manual_seed(0) <basics-worker-seeds>`
 ===========================  ==================================================
 """
 
@@ -175,6 +176,57 @@ def main() -> None:
     )
     for index, worker in loader:
         print("samples", index.tolist(), "from worker", worker.unique().item())
+
+
+if __name__ == "__main__":
+    main()
+
+# %%
+# .. _basics-worker-seeds:
+#
+# Random numbers in workers: seeded apart, repeatable with generator=
+# -------------------------------------------------------------------
+# Each worker process seeds torch, Python's ``random`` and NumPy's global
+# generator from one base seed plus its worker id, so two workers never draw
+# the same numbers, and a random augmentation stays random across workers with
+# no ``worker_init_fn``. The base seed is drawn from the loader's
+# ``generator=`` (the global generator when there is none): a seeded generator
+# repeats every worker's numbers on the next run. Inside a worker,
+# ``get_worker_info().seed`` (or ``torch.initial_seed()``) is that worker's
+# seed, for seeding any other library in ``worker_init_fn``. Old advice to
+# seed NumPy there dates from releases before 1.9, whose workers all inherited
+# one NumPy state (pytorch/pytorch#56488 changed that).
+import random
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Draws(Dataset):
+    """Sample i is one draw from torch's, Python's and NumPy's generators."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i: int) -> torch.Tensor:
+        return torch.tensor([torch.rand(()).item(), random.random(), np.random.rand()])
+
+
+def load(seed: int) -> torch.Tensor:
+    loader = DataLoader(
+        Draws(), batch_size=2, num_workers=2, generator=torch.Generator().manual_seed(seed)
+    )
+    return torch.cat(list(loader))  # samples 0-1 from worker 0, samples 2-3 from worker 1
+
+
+def main() -> None:
+    first, again, other = load(0), load(0), load(1)
+    print("first draw of each worker (torch, random, numpy):")
+    print("  worker 0:", [round(v, 4) for v in first[0].tolist()])
+    print("  worker 1:", [round(v, 4) for v in first[2].tolist()])
+    print("same seed, same numbers:    ", torch.equal(first, again))
+    print("another seed, other numbers:", not torch.equal(first, other))
 
 
 if __name__ == "__main__":
