@@ -430,6 +430,25 @@ def test_what_the_build_adds_to_a_page_is_not_indexed_as_its_words():
     assert tasksearch._own_nodes(section) == [own]
 
 
+def test_the_index_is_the_same_whichever_order_the_build_read_the_pages_in():
+    # A rebuild of one page reads it last, and a parallel read merges pages as they come:
+    # the "You want" words an entry gets from several pages must not follow that order.
+    def page(anchor, *wants):
+        record = tasksearch.Record(anchor, anchor, "", (), (), (), (), (), ())
+        return tasksearch.Page(records=(record,), wants=tuple(("shared", w) for w in wants))
+
+    pages = {
+        "a": page("shared", "split a data set"),
+        "b": page("other", "train and validation parts"),
+    }
+    in_order = tasksearch.index_data(pages, ".html", [])
+    reversed_order = tasksearch.index_data(dict(reversed(pages.items())), ".html", [])
+    assert in_order == reversed_order
+    assert in_order["sections"][0][1] == "shared"
+    want = in_order["sections"][0][5].split()
+    assert want.index("split") < want.index("valid")  # page a's words, then page b's
+
+
 def test_every_rule_has_a_pattern_the_browser_can_read_too():
     rules = errortext.load_rules()
     assert rules.drop

@@ -483,11 +483,13 @@ def index_data(
     A row is ``[page, anchor, title, snippet, phrase names, *FIELDS, errors]``; phrase
     names and errors are joined with newlines, a field's words with spaces.
     """
-    wants: dict[str, list[str]] = {}
-    for page in pages.values():
-        for label, want in page.wants:
-            wants.setdefault(label, []).append(want)
+    # Page by page in name order: ``pages`` is in the order the build read them, which a
+    # rebuild of one page or a parallel read changes, and the index must not.
     names = sorted(pages)
+    wants: dict[str, list[str]] = {}
+    for name in names:
+        for label, want in pages[name].wants:
+            wants.setdefault(label, []).append(want)
     rows = []
     for i, name in enumerate(names):
         for r in pages[name].records:
