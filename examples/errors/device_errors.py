@@ -17,6 +17,7 @@ Torch not compiled with CUDA enabled            :entry:`torch.cuda.is_available(
 Attempting to deserialize object on a CUDA      :entry:`torch.load(f, map_location="cpu") <errors-deserialize-cuda>`
 Cannot re-initialize CUDA in forked subprocess  :entry:`mp.get_context("spawn") <errors-cuda-fork>`
 CUDA error: device-side assert triggered        :entry:`x.cpu()[index] <errors-device-side-assert>`, ``CUDA_LAUNCH_BLOCKING=1``
+Could not run \'aten::…\' with arguments from   :entry:`x.to_dense() <errors-could-not-run-backend>`, ``x.cpu()``, ``PYTORCH_ENABLE_MPS_FALLBACK=1``
 ==============================================  ==========================================================
 """
 
@@ -276,3 +277,31 @@ except IndexError as err:
     print(f"on the CPU: {type(err).__name__}: {err}")
 in_range = index[(index >= 0) & (index < len(x))]
 print("indices in range:", in_range.tolist(), "->", x[in_range])
+
+# %%
+# .. _errors-could-not-run-backend:
+#
+# Could not run \'aten::…\' with arguments from the \'…\' backend
+# ----------------------------------------------------------------
+# The operator has no kernel for the kind of tensor it got. The name in quotes after
+# "from the" says which: a layout (``SparseCPU``, ``SparseCUDA``), a device whose
+# kernels cover fewer operators (``MPS``), the data-free ``Meta`` tensors, or a device
+# this build of torch was not compiled for. Here a sparse tensor, which has no ``view``.
+import torch
+
+sparse = torch.eye(3).to_sparse()
+try:
+    sparse.view(9)
+except NotImplementedError as err:
+    print(f"{type(err).__name__}: {str(err).splitlines()[0][:120]} …")
+
+# %%
+# Fix: give the operator a tensor it has a kernel for: ``to_dense()`` for a sparse
+# tensor, ``.cpu()`` for a device that lacks the operator (on a Mac,
+# ``PYTORCH_ENABLE_MPS_FALLBACK=1``, set before torch is imported, runs such
+# operators on the CPU by itself), or real data for a meta tensor
+# (:ref:`pt2-default-device-to-empty`).
+import torch
+
+sparse = torch.eye(3).to_sparse()
+print("dense view:", sparse.to_dense().view(9).tolist())

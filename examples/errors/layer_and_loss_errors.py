@@ -21,6 +21,7 @@ Expected input batch_size to match target batch_size  :entry:`target.reshape(-1)
 index out of range in self                            :entry:`nn.Embedding(ids.max() + 1, dim) <errors-embedding-index>`
 Expected more than 1 value per channel when training  :entry:`model.eval() <errors-batchnorm-one-value>`, ``DataLoader(drop_last=True)``
 Using a target size that is different to the input    :entry:`target.view(-1, 1) <errors-mse-target-size>`, ``output.squeeze(1)``
+optimizer got an empty parameter list                 :entry:`nn.ModuleList(layers) <errors-empty-parameter-list>`
 ====================================================  ==========================================================
 """
 
@@ -340,3 +341,58 @@ with warnings.catch_warnings(record=True) as caught:
     loss = nn.functional.mse_loss(output, target.view(-1, 1))
 print("warnings:", len(caught), "| loss:", loss.item())
 print("by hand: ", ((output.squeeze(1) - target) ** 2).mean().item())
+
+# %%
+# .. _errors-empty-parameter-list:
+#
+# optimizer got an empty parameter list
+# -------------------------------------
+# ``model.parameters()`` found nothing: the model keeps its layers in a plain Python
+# list (or dict), which ``nn.Module`` does not look into. Such layers are not
+# registered, so no optimizer sees their weights, ``.to(device)`` leaves them where
+# they are and the ``state_dict`` saves none of them; a model with other layers beside
+# the list trains those and silently leaves the listed ones at their initial values.
+import torch
+from torch import nn
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = [nn.Linear(8, 8) for _ in range(3)]  # a plain list
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+model = Stack()
+print("parameters found:", len(list(model.parameters())))
+try:
+    torch.optim.SGD(model.parameters(), lr=0.1)
+except ValueError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: hold the layers in ``nn.ModuleList`` (``nn.ModuleDict`` for a dict,
+# ``nn.ParameterList`` for bare tensors), which registers each one.
+import torch
+from torch import nn
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in range(3))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+model = Stack()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+print("parameters found:", len(list(model.parameters())))
+print("state_dict keys: ", list(model.state_dict())[:2], "...")
