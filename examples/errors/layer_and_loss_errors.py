@@ -19,6 +19,7 @@ expected target dtype to be Long or Byte              :entry:`target.long() <err
 Found dtype Long but expected Float                   :entry:`target.float() <errors-bce-target-float>`
 Expected input batch_size to match target batch_size  :entry:`target.reshape(-1) <errors-batch-size-mismatch>`
 index out of range in self                            :entry:`nn.Embedding(ids.max() + 1, dim) <errors-embedding-index>`
+Output size is too small                              :entry:`F.interpolate(x, size=224) <errors-output-size-too-small>`, or fewer stages
 Expected more than 1 value per channel when training  :entry:`model.eval() <errors-batchnorm-one-value>`, ``DataLoader(drop_last=True)``
 Using a target size that is different to the input    :entry:`target.view(-1, 1) <errors-mse-target-size>`, ``output.squeeze(1)``
 optimizer got an empty parameter list                 :entry:`nn.ModuleList(layers) <errors-empty-parameter-list>`
@@ -396,3 +397,51 @@ model = Stack()
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 print("parameters found:", len(list(model.parameters())))
 print("state_dict keys: ", list(model.state_dict())[:2], "...")
+
+# %%
+# .. _errors-output-size-too-small:
+#
+# Given input size: (…). Calculated output size: (…). Output size is too small
+# ----------------------------------------------------------------------------
+# Every pooling (or strided convolution) stage shrinks the image, and one of them got
+# less than a full window: a network designed for 224-pixel images halves its input
+# five times or more, and a small image reaches zero before the end. A convolution
+# whose kernel is larger than what is left says it its own way: ``Kernel size can't be
+# greater than actual input size``. Here four halvings of an 8-pixel image.
+import torch
+from torch import nn
+
+
+def stage(c_in, c_out):
+    return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
+
+
+features = nn.Sequential(stage(3, 16), stage(16, 32), stage(32, 64), stage(64, 64))
+try:
+    features(torch.randn(1, 3, 8, 8))
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: follow the shape through the stages to see where it runs out, then give the
+# network the input size it was built for (``nn.functional.interpolate`` resizes), or
+# take a stage out.
+import torch
+from torch import nn
+
+
+def stage(c_in, c_out):
+    return nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
+
+
+features = nn.Sequential(stage(3, 16), stage(16, 32), stage(32, 64), stage(64, 64))
+for side in (8, 16):
+    x = torch.randn(1, 3, side, side)
+    sides = [side]
+    for block in features:
+        if x.shape[-1] < 2:
+            sides.append("too small for MaxPool2d(2)")
+            break
+        x = block(x)
+        sides.append(x.shape[-1])
+    print(f"{side:2}-pixel input, side after each stage:", sides)
