@@ -14,6 +14,7 @@ You see                                       Fix
 ============================================  ==========================================================
 torch._dynamo hit config.recompile_limit      :entry:`torch.compile(fn, dynamic=True) <errors-recompile-limit>`, ``mark_dynamic(x, 0)``
 Unsupported: Data-dependent branching         :entry:`torch.where(x.sum() > 0, x + 1, x - 1) <errors-graph-break-fullgraph>`
+Attempted to call function marked as skipped  :entry:`f(x, torch.tensor(time.time())) <errors-call-skipped>`: call it outside
 Could not guard on data-dependent expression  :entry:`torch.cond(pred, true_fn, false_fn, (x,)) <errors-export-data-dependent>`
 No working C++ compiler found                 :entry:`CXX=g++ <errors-no-cxx-compiler>`, ``backend="aot_eager"`` meanwhile
 ============================================  ==========================================================
@@ -137,6 +138,55 @@ def step(x):
 compiled = torch.compile(step, fullgraph=True, backend="eager")
 for x in (torch.ones(3), -torch.ones(3)):
     print(compiled(x), "same as eager:", torch.equal(compiled(x), step(x)))
+
+# %%
+# .. _errors-call-skipped:
+#
+# Attempted to call function marked as skipped
+# --------------------------------------------
+# Dynamo traces Python, and the function called is not Python it can read: a builtin
+# written in C (``time.time``, ``os.getpid``) or a C extension's function. Without
+# ``fullgraph=True`` the call is a graph break and runs eagerly; with it, the compile
+# fails. Dynamo first warns, once per function, naming it.
+import textwrap
+import time
+import warnings
+
+import torch
+
+
+@torch.compile(fullgraph=True, backend="eager")
+def stamp(x):
+    return x * time.time()
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        stamp(torch.ones(2))
+    except torch._dynamo.exc.Unsupported as err:
+        print(f"{type(err).__name__}: {str(err).splitlines()[0]}")
+for warning in caught:
+    first_line = str(warning.message).splitlines()[0]
+    print(f"{warning.category.__name__}: {textwrap.shorten(first_line, 100, placeholder=' …')}")
+
+# %%
+# Fix: call it outside the compiled function and pass the result in, as a tensor (a
+# Python float is compiled in as a constant at first, and its second value costs a
+# recompile). A C function that must stay inside can be wrapped as an operator
+# (``torch.library.custom_op``), which the graph then calls.
+import time
+
+import torch
+
+
+@torch.compile(fullgraph=True, backend="eager")
+def stamp(x, now):
+    return x * now
+
+
+for _ in range(2):
+    print(stamp(torch.ones(2), torch.tensor(time.time())).shape)
 
 # %%
 # .. _errors-export-data-dependent:
