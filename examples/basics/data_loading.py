@@ -187,15 +187,15 @@ if __name__ == "__main__":
 # Random numbers in workers: seeded apart, repeatable with generator=
 # -------------------------------------------------------------------
 # Each worker process seeds torch, Python's ``random`` and NumPy's global
-# generator from one base seed plus its worker id, so two workers never draw
-# the same numbers, and a random augmentation stays random across workers with
+# generator from one base seed and its worker id, so no two workers draw the
+# same sequence, and a random augmentation stays random across workers with
 # no ``worker_init_fn``. The base seed is drawn from the loader's
 # ``generator=`` (the global generator when there is none): a seeded generator
 # repeats every worker's numbers on the next run. Inside a worker,
 # ``get_worker_info().seed`` (or ``torch.initial_seed()``) is that worker's
 # seed, for seeding any other library in ``worker_init_fn``. Old advice to
-# seed NumPy there dates from releases before 1.9, whose workers all inherited
-# one NumPy state (pytorch/pytorch#56488 changed that).
+# seed NumPy there dates from releases before 1.9, whose forked workers all
+# inherited one NumPy state (pytorch/pytorch#56488 changed that).
 import random
 
 import numpy as np

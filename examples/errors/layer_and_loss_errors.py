@@ -406,8 +406,8 @@ print("state_dict keys: ", list(model.state_dict())[:2], "...")
 # Every pooling (or strided convolution) stage shrinks the image, and one of them got
 # less than a full window: a network designed for 224-pixel images halves its input
 # five times or more, and a small image reaches zero before the end. A convolution
-# whose kernel is larger than what is left says it its own way: ``Kernel size can't be
-# greater than actual input size``. Here four halvings of an 8-pixel image.
+# whose kernel is larger than what is left says so in its own words: ``Kernel size
+# can't be greater than actual input size``. Here four halvings of an 8-pixel image.
 import torch
 from torch import nn
 
