@@ -430,6 +430,29 @@ def test_what_the_build_adds_to_a_page_is_not_indexed_as_its_words():
     assert tasksearch._own_nodes(section) == [own]
 
 
+def test_sphinx_gallery_s_own_text_is_not_indexed_as_the_last_entry_s_words():
+    # The running time and the download links follow a page's last block, inside its
+    # last entry; read as prose, they made "total" and "notebook" words of that entry.
+    from docutils import nodes
+    from sphinx import addnodes
+
+    section = nodes.section()
+    section += nodes.title(text="torch.count_nonzero")
+    section += nodes.paragraph(text="Counts the elements that are not zero.")
+    section += nodes.literal_block(text="torch.count_nonzero(t)")
+    section += nodes.paragraph(
+        text="Total running time of the script: 0 minutes", classes=["sphx-glr-timing"]
+    )
+    footer = addnodes.only(expr="html")
+    links = nodes.container(classes=["sphx-glr-footer", "sphx-glr-footer-example"])
+    links += nodes.paragraph(text="Download Jupyter notebook: page.ipynb")
+    footer += links
+    section += footer
+    text = tasksearch._split_text(tasksearch._own_nodes(section))
+    assert text.prose == "Counts the elements that are not zero."
+    assert text.code == "torch.count_nonzero(t)"
+
+
 def test_the_index_is_the_same_whichever_order_the_build_read_the_pages_in():
     # A rebuild of one page reads it last, and a parallel read merges pages as they come:
     # the "You want" words an entry gets from several pages must not follow that order.

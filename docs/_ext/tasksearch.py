@@ -99,8 +99,14 @@ _SPELLING = re.compile(SPELLING)
 # stable part of its message (CONTRIBUTING.md): a message to match, like a printed one.
 ERROR_LABEL_PREFIX = "errors-"
 # What the build adds to a page, not the entry's own words: the since extension's note
-# under an entry's heading, the machine stamp under a page's title (machines.py).
-NOT_OWN = frozenset({"since-note", "page-stamp"})
+# under an entry's heading, the machine stamp under a page's title (machines.py), and
+# sphinx-gallery's own text: the "Go to the end to download" note under the title, and
+# the running time and download links after the last block, which would otherwise read
+# as the last entry's prose ("total", "notebook", "source code", "zip").
+NOT_OWN = frozenset({
+    "since-note", "page-stamp",
+    "sphx-glr-download-link-note", "sphx-glr-timing", "sphx-glr-footer", "sphx-glr-signature",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -309,6 +315,8 @@ def _split_text(own: Iterable[nodes.Node]) -> _Text:
     def walk(node: nodes.Node) -> None:
         if isinstance(node, (nodes.comment, nodes.system_message, addnodes.index)):
             return
+        if isinstance(node, nodes.Element) and NOT_OWN.intersection(node.get("classes", [])):
+            return  # inside an ``only`` directive, as sphinx-gallery's footer is
         if _is_output(node):
             text = node.astext()
             output.append(_TAG.sub(" ", text) if isinstance(node, nodes.raw) else text)
