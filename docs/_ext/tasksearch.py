@@ -57,14 +57,15 @@ WANT_HEADER = "You want"
 # The fields of a record, in the order the index lists them (tasksearch.js weighs them,
 # and stems the heading itself: it has the title).
 FIELDS = ("want", "phrases", "prose", "code", "output")
-# Words that say "I am asking" rather than what about, and English's commonest: left out
-# of the index and of queries alike (the browser reads this list from the index).
+# Words that say "I am asking" rather than what about, and English's commonest (among
+# them "two": "join two tensors" says how many the reader has, not what they ask about):
+# left out of the index and of queries alike (the browser reads this list from the index).
 STOP_WORDS = frozenset({
     "a", "an", "the", "and", "or", "of", "to", "in", "on", "for", "with", "by", "at", "as",
     "from", "into", "is", "are", "be", "was", "were", "been", "it", "its", "this", "that",
     "these", "those", "i", "my", "me", "we", "you", "your", "do", "does", "did", "can",
     "could", "how", "what", "why", "when", "where", "which", "who", "want", "way", "use",
-    "using", "make", "get", "if", "pytorch",
+    "using", "make", "get", "if", "pytorch", "two",
 })  # fmt: skip
 # One word, spelt two ways or in forms the stemmer keeps apart: each is rewritten to one
 # form before it is stemmed, in the index and in the query alike (the browser reads both
