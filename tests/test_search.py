@@ -306,6 +306,20 @@ SITE_PASTED = {
     ): ERRORS + "memory_errors.html#errors-cuda-oom",
     "IndexError: Target 1000 is out of bounds.": ERRORS
     + "layer_and_loss_errors.html#errors-target-out-of-bounds",
+    "RuntimeError: expected scalar type Half but found Float": ERRORS
+    + "shape_and_dtype_errors.html#errors-expected-scalar-type",
+    'NotImplementedError: Module [ResNetEncoder] is missing the required "forward" function': (
+        ERRORS + "layer_and_loss_errors.html#errors-missing-forward"
+    ),
+    "AttributeError: 'DataParallel' object has no attribute 'classifier'": (
+        ERRORS + "distributed_errors.html#errors-wrapper-attribute"
+    ),
+    (
+        "[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration "
+        "before starting a new one. This error indicates that your module has parameters that "
+        "were not used in producing loss.\nParameter indices which did not receive grad for "
+        "rank 1: 208 209"
+    ): ERRORS + "distributed_errors.html#errors-ddp-unused-parameters",
 }
 
 

@@ -2,19 +2,22 @@ r"""
 Distributed errors
 ==================
 
-The messages ``torch.distributed`` raises before any training starts: no process group,
-a script started without a launcher, and ``nccl`` on a machine without a GPU.
+The messages ``torch.distributed`` raises before any training starts (no process group,
+a script started without a launcher, ``nccl`` on a machine without a GPU) and in the
+first steps of a model wrapped in ``DistributedDataParallel``.
 
 Summary
 -------
 
-===============================================  ==========================================================
-You see                                          Fix
-===============================================  ==========================================================
-Default process group has not been initialized   :entry:`dist.init_process_group("gloo") <errors-no-process-group>` first
-environment variable RANK expected, but not set  :entry:`torchrun --nproc-per-node=2 train.py <errors-env-rank>`
-ProcessGroupNCCL is only supported with GPUs     :entry:`"nccl" if torch.cuda.is_available() else "gloo" <errors-nccl-no-gpu>`
-===============================================  ==========================================================
+===================================================  ==========================================================
+You see                                              Fix
+===================================================  ==========================================================
+Default process group has not been initialized       :entry:`dist.init_process_group("gloo") <errors-no-process-group>` first
+environment variable RANK expected, but not set      :entry:`torchrun --nproc-per-node=2 train.py <errors-env-rank>`
+ProcessGroupNCCL is only supported with GPUs         :entry:`"nccl" if torch.cuda.is_available() else "gloo" <errors-nccl-no-gpu>`
+Expected to have finished reduction                  :entry:`find_unused_parameters=True <errors-ddp-unused-parameters>`, or use every parameter
+\'DistributedDataParallel\' object has no attribute  :entry:`model.module.fc <errors-wrapper-attribute>`
+===================================================  ==========================================================
 """
 
 # %%
@@ -143,4 +146,161 @@ with tempfile.TemporaryDirectory() as tmp:
     total = torch.ones(2, device="cuda" if backend == "nccl" else "cpu")
     dist.all_reduce(total)
     print(f"backend {dist.get_backend()}: all_reduce ran, {total}")
+    dist.destroy_process_group()
+
+# %%
+# .. _errors-ddp-unused-parameters:
+#
+# Expected to have finished reduction in the prior iteration before starting a new one.
+# -------------------------------------------------------------------------------------
+# ``DistributedDataParallel`` waits for a gradient of every parameter before it averages
+# them across ranks, and some parameters got none: a head this task does not use, a
+# branch the forward skipped. The first step passes, the second raises; the message
+# ends with the indices of the parameters that got no gradient. Shown here in a world of
+# one process, which raises the same.
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.head_a = nn.Linear(4, 2)
+        self.head_b = nn.Linear(4, 2)  # this task never calls it
+
+    def forward(self, x):
+        return self.head_a(self.body(x))
+
+
+torch.manual_seed(0)
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group(
+        "gloo", init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+    )
+    model = DistributedDataParallel(TwoHeads())
+    for step in range(2):
+        try:
+            model(torch.randn(3, 4)).sum().backward()
+            print(f"step {step}: ran")
+        except RuntimeError as err:
+            message = str(err)
+            print(f"step {step}: {type(err).__name__}: {message.split('. ')[0]}. …")
+            print(next(line for line in message.splitlines() if line.startswith("Parameter")))
+    dist.destroy_process_group()
+
+# %%
+# Fix: find the parameters by those indices (``TORCH_DISTRIBUTED_DEBUG=DETAIL`` prints
+# their names too) and leave them out of the model, or use them; where the unused set
+# really changes from step to step, ``find_unused_parameters=True`` has DDP walk the
+# graph after each forward to find them, at a cost every step.
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.head_a = nn.Linear(4, 2)
+        self.head_b = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.head_a(self.body(x))
+
+
+torch.manual_seed(0)
+names = [name for name, _ in TwoHeads().named_parameters()]
+print("indices 4 and 5 are", names[4], "and", names[5])
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group(
+        "gloo", init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+    )
+    model = DistributedDataParallel(TwoHeads(), find_unused_parameters=True)
+    for step in range(2):
+        model(torch.randn(3, 4)).sum().backward()
+        print(f"step {step}: ran")
+    dist.destroy_process_group()
+
+# %%
+# .. _errors-wrapper-attribute:
+#
+# \'DistributedDataParallel\' object has no attribute \'…\'
+# ---------------------------------------------------------
+# A wrapper (``DistributedDataParallel``, ``nn.DataParallel``) holds the model as its
+# ``module`` attribute and does not pass other attribute lookups on, so the model's
+# own layers and methods are not found on it. The same wrapper adds ``module.`` to
+# every key of its state dict (:ref:`errors-module-prefix`).
+import tempfile
+from pathlib import Path
+
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(self.body(x).relu())
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group(
+        "gloo", init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+    )
+    model = DistributedDataParallel(Classifier())
+    try:
+        model.fc
+    except AttributeError as err:
+        print(f"{type(err).__name__}: {err}")
+    dist.destroy_process_group()
+try:
+    nn.DataParallel(Classifier()).fc
+except AttributeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: reach the model through ``.module``, or keep a name for it from before it was
+# wrapped (the wrapper shares its parameters, so both see the same weights).
+import tempfile
+from pathlib import Path
+
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(self.body(x).relu())
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group(
+        "gloo", init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+    )
+    model = Classifier()
+    wrapped = DistributedDataParallel(model)
+    print("wrapped.module.fc:", wrapped.module.fc)
+    print("the same layer:   ", wrapped.module.fc is model.fc)
     dist.destroy_process_group()

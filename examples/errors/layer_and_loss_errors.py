@@ -23,6 +23,11 @@ Output size is too small                              :entry:`F.interpolate(x, s
 Expected more than 1 value per channel when training  :entry:`model.eval() <errors-batchnorm-one-value>`, ``DataLoader(drop_last=True)``
 Using a target size that is different to the input    :entry:`target.view(-1, 1) <errors-mse-target-size>`, ``output.squeeze(1)``
 optimizer got an empty parameter list                 :entry:`nn.ModuleList(layers) <errors-empty-parameter-list>`
+mixed dtype (CPU): inputs must share same datatype    :entry:`x.float() <errors-mixed-dtype-cpu>`, or ``model.double()``
+0D or 1D target tensor expected                       :entry:`labels.squeeze(1) <errors-multi-target>`
+Module is missing the required \"forward\" function   :entry:`def forward(self, x) <errors-missing-forward>`
+forward() takes 2 positional arguments but 3 given    :entry:`def forward(self, x, mask) <errors-forward-positional>`
+Expected tensor for argument #1 \'indices\'           :entry:`token_ids.long() <errors-embedding-float-indices>`
 ====================================================  ==========================================================
 """
 
@@ -445,3 +450,182 @@ for side in (8, 16):
         x = block(x)
         sides.append(x.shape[-1])
     print(f"{side:2}-pixel input, side after each stage:", sides)
+
+# %%
+# .. _errors-mixed-dtype-cpu:
+#
+# mixed dtype (CPU): all inputs must share same datatype.
+# -------------------------------------------------------
+# A normalisation layer (``LayerNorm``, ``BatchNorm``, ``GroupNorm``) got an input whose
+# dtype differs from its weights': ``float64`` data from NumPy into a ``float32``
+# model. :ref:`errors-expected-scalar-type` lists what other operations say.
+import numpy as np
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+norm = nn.LayerNorm(4)
+x = torch.from_numpy(np.random.default_rng(0).random((2, 4)))  # float64
+try:
+    norm(x)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: convert the input to the model's dtype where the data comes in, or the model
+# to the input's (``model.double()``, at twice the memory).
+import numpy as np
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+norm = nn.LayerNorm(4)
+x = torch.from_numpy(np.random.default_rng(0).random((2, 4)))
+print("x.float():     ", norm(x.float()).dtype)
+print("model.double():", norm.double()(x).dtype)
+
+# %%
+# .. _errors-multi-target:
+#
+# 0D or 1D target tensor expected, multi-target not supported
+# -----------------------------------------------------------
+# ``CrossEntropyLoss`` and ``NLLLoss`` take one class index per sample, shape ``(N,)``;
+# labels of shape ``(N, 1)``, as a data set that returns ``[label]`` or a column of a
+# table gives them, look like several targets per sample.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(4, 3)
+labels = torch.tensor([[0], [2], [1], [0]])  # shape (4, 1)
+try:
+    nn.functional.cross_entropy(logits, labels)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: drop the extra dimension (``squeeze(1)`` or ``view(-1)``), best where the data
+# set makes the label. For one-hot or soft labels, pass float targets of shape
+# ``(N, C)`` instead, which the loss reads as class probabilities.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(4, 3)
+labels = torch.tensor([[0], [2], [1], [0]])
+print("class indices:", nn.functional.cross_entropy(logits, labels.squeeze(1)))
+one_hot = nn.functional.one_hot(labels.squeeze(1), num_classes=3).float()
+print("probabilities:", nn.functional.cross_entropy(logits, one_hot))
+
+# %%
+# .. _errors-missing-forward:
+#
+# Module […] is missing the required \"forward\" function
+# -------------------------------------------------------
+# Calling a module runs its ``forward`` method, and this class has none by that name:
+# usually a misspelling (``foward``, ``Forward``) or a ``forward`` indented into
+# ``__init__``.
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def foward(self, x):  # misspelt
+        return self.fc(x)
+
+
+try:
+    Net()(torch.randn(1, 4))
+except NotImplementedError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: name the method ``forward``, at the class's level, and call the module (not
+# ``forward`` itself, which skips its hooks).
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+print(Net()(torch.randn(1, 4)).shape)
+
+# %%
+# .. _errors-forward-positional:
+#
+# forward() takes 2 positional arguments but 3 were given
+# -------------------------------------------------------
+# The module was called with two inputs, and its ``forward`` takes one (``self`` is
+# the other argument counted). ``nn.Sequential`` passes one value from layer to layer,
+# so it cannot take an input and a mask; a method that forgot ``self`` gives the same
+# message.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+x, mask = torch.randn(3, 4), torch.tensor([[1.0], [0.0], [1.0]])
+try:
+    model(x, mask)
+except TypeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: write a module whose ``forward`` takes every input it needs and decides where
+# each goes; or call the ``Sequential`` with one tensor.
+import torch
+from torch import nn
+
+
+class MaskedMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+
+    def forward(self, x, mask):
+        return self.body(x) * mask
+
+
+torch.manual_seed(0)
+x, mask = torch.randn(3, 4), torch.tensor([[1.0], [0.0], [1.0]])
+print(MaskedMLP()(x, mask))
+
+# %%
+# .. _errors-embedding-float-indices:
+#
+# Expected tensor for argument #1 \'indices\' to have one of the following scalar types: Long, Int; but got …
+# -----------------------------------------------------------------------------------------------------------
+# ``nn.Embedding`` looks rows up by integer ids, and got floats: ids that went through
+# NumPy, a float tensor built with ``torch.tensor`` from mixed data, or a ``Dataset``
+# that returned ``float`` values.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+embedding = nn.Embedding(num_embeddings=10, embedding_dim=4)
+token_ids = torch.tensor([[1.0, 5.0, 7.0]])
+try:
+    embedding(token_ids)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: convert the ids to ``int64`` (``long()``), where the data set makes them.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+embedding = nn.Embedding(num_embeddings=10, embedding_dim=4)
+token_ids = torch.tensor([[1.0, 5.0, 7.0]]).long()
+print(token_ids.dtype, tuple(embedding(token_ids).shape))

@@ -22,6 +22,10 @@ Boolean value of Tensor is ambiguous                    :entry:`(x > 0).any() <e
 a Tensor with N elements cannot be converted to Scalar  :entry:`loss.mean().item() <errors-item-one-element>`, ``x.tolist()``
 index is out of bounds for dimension                    :entry:`x[len(x) - 1] <errors-index-out-of-bounds>`, ``x[-1]``
 result type Float can\'t be cast to output type Long    :entry:`x = x / 2 <errors-result-type-cast>`, ``target.float()``
+expected scalar type Float but found Double             :entry:`b.to(a.dtype) <errors-expected-scalar-type>`, ``torch.from_numpy(a).float()``
+Sizes of tensors must match except in dimension         :entry:`torch.cat(parts, dim=1) <errors-cat-sizes>`: the sizes agree elsewhere
+The expanded size of the tensor must match              :entry:`x.unsqueeze(1).expand(2, 3) <errors-expand-size>`
+can\'t convert np.ndarray of type numpy.object\_        :entry:`pad_sequence(rows) <errors-numpy-object>`, a list of tensors
 ======================================================  ==========================================================
 """
 
@@ -327,3 +331,127 @@ print("counts / 2:              ", counts / 2)
 print("div(2, rounding_mode=...):", counts.div(2, rounding_mode="floor"))
 logits, labels = torch.zeros(3), torch.tensor([0, 1, 1])
 print("loss:", nn.functional.binary_cross_entropy_with_logits(logits, labels.float()))
+
+# %%
+# .. _errors-expected-scalar-type:
+#
+# expected scalar type Float but found Double
+# -------------------------------------------
+# Two operands of one operation have different floating dtypes: here ``torch.bmm`` of a
+# ``float32`` batch and a ``float64`` one, which NumPy data brings in. Other operations
+# say the same in their own words: ``nn.Linear`` says "mat1 and mat2 must have the same
+# dtype" (:ref:`errors-mat1-mat2-dtype`), the normalisation layers "mixed dtype (CPU)"
+# (:ref:`errors-mixed-dtype-cpu`), and older releases used this wording for many more.
+import numpy as np
+import torch
+
+torch.manual_seed(0)
+queries = torch.randn(2, 3, 4)  # float32
+keys = torch.from_numpy(np.random.default_rng(0).random((2, 4, 5)))  # float64
+print("dtypes:", queries.dtype, keys.dtype)
+try:
+    torch.bmm(queries, keys)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: give both operands one dtype, converting where the data comes in (``.float()``
+# on NumPy data, or ``np.float32`` arrays) rather than before each operation.
+import numpy as np
+import torch
+
+torch.manual_seed(0)
+queries = torch.randn(2, 3, 4)
+keys = torch.from_numpy(np.random.default_rng(0).random((2, 4, 5))).float()
+scores = torch.bmm(queries, keys)
+print(scores.dtype, tuple(scores.shape))
+
+# %%
+# .. _errors-cat-sizes:
+#
+# Sizes of tensors must match except in dimension …
+# -------------------------------------------------
+# ``torch.cat`` joins tensors along one dimension, so every other size must agree:
+# here two feature blocks of 3 and 4 columns joined along the rows (``dim=0``, the
+# default). Tensors with different numbers of dimensions give "Tensors must have same
+# number of dimensions".
+import torch
+
+torch.manual_seed(0)
+image_features, text_features = torch.randn(8, 3), torch.randn(8, 4)
+try:
+    torch.cat([image_features, text_features])
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+try:
+    torch.cat([image_features, text_features.unsqueeze(-1)], dim=1)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: join along the dimension whose sizes differ, here the columns (``dim=1``); to
+# add rows, the column counts must agree.
+import torch
+
+torch.manual_seed(0)
+image_features, text_features = torch.randn(8, 3), torch.randn(8, 4)
+print("dim=1:", tuple(torch.cat([image_features, text_features], dim=1).shape))
+print("dim=0:", tuple(torch.cat([image_features, torch.randn(2, 3)]).shape))
+
+# %%
+# .. _errors-expand-size:
+#
+# The expanded size of the tensor (…) must match the existing size (…) at non-singleton dimension …
+# -------------------------------------------------------------------------------------------------
+# ``expand`` (and ``expand_as``, and assigning into a slice) can only repeat a dimension
+# of size 1, and a new dimension goes on the left; a vector of 2 values cannot become 2
+# rows of 3, because its 2 lines up with the 3.
+import torch
+
+per_row = torch.tensor([10.0, 20.0])  # one value for each of 2 rows
+try:
+    per_row.expand(2, 3)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: give the values the dimension they belong to, here a column (``unsqueeze(1)``,
+# shape ``(2, 1)``), then expand the 1; ``expand`` makes a view, and ``repeat``
+# a copy.
+import torch
+
+per_row = torch.tensor([10.0, 20.0])
+print(per_row.unsqueeze(1).expand(2, 3))
+
+# %%
+# .. _errors-numpy-object:
+#
+# can\'t convert np.ndarray of type numpy.object\_. The only supported types are: …
+# ---------------------------------------------------------------------------------
+# NumPy keeps rows of different lengths as an array of Python objects (``dtype=object``),
+# which no tensor can hold: here token lists of 2 and 3 ids, as they come from a
+# tokenizer. A list of such rows passed to ``torch.tensor`` fails with "expected
+# sequence of length … at dim 1 (got …)" for the same reason.
+import numpy as np
+import torch
+
+rows = np.array([np.array([5, 7]), np.array([3, 9, 4])], dtype=object)
+try:
+    torch.from_numpy(rows)
+except TypeError as err:
+    print(f"{type(err).__name__}: {err}")
+try:
+    torch.tensor([[5, 7], [3, 9, 4]])
+except ValueError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: make one tensor per row and pad them to one length (``pad_sequence``, with a
+# padding id your model ignores), or keep them as a list of tensors.
+import numpy as np
+import torch
+from torch.nn.utils.rnn import pad_sequence
+
+rows = np.array([np.array([5, 7]), np.array([3, 9, 4])], dtype=object)
+batch = pad_sequence([torch.from_numpy(r.astype(np.int64)) for r in rows], batch_first=True)
+print(batch)
