@@ -180,8 +180,8 @@ torch.minimum(p, q)
 #
 # torch.isnan
 # -----------
-# True where the value is ``nan``, so ``torch.isnan(t).any()`` says whether a tensor
-# contains one; ``nan != nan``, so ``==`` cannot find them.
+# True where the value is ``nan``, so ``torch.isnan(t).any()`` checks whether a tensor
+# has any; ``nan != nan``, so ``==`` cannot find them.
 import torch
 
 v = torch.tensor([0.0, float("nan"), float("inf"), -float("inf"), 1.0])

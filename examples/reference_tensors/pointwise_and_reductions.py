@@ -29,6 +29,8 @@ the largest values and their indices   :entry:`torch.max(t, dim) <api-torch-max>
 the index of the largest               :entry:`torch.argmax(t, dim) <api-torch-argmax>`, first on ties
 the p-norm of a difference             :entry:`torch.dist(a, b, p) <api-torch-dist>`
 a norm                                 :entry:`torch.norm(t) <api-torch-norm>`, deprecated: ``torch.linalg`` norms
+``nan`` and ``inf`` made numbers       :entry:`torch.nan_to_num(t, nan=0.0) <api-torch-nan-to-num>`
+how many elements are not zero         :entry:`torch.count_nonzero(t, dim) <api-torch-count-nonzero>`, ``(t > 0).sum()``
 =====================================  =====================================================================================
 """
 
@@ -262,3 +264,31 @@ import torch
 m = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 print(torch.norm(m), torch.linalg.vector_norm(m))
 print(torch.norm(m, p="fro"), torch.linalg.matrix_norm(m, ord="fro"))
+
+# %%
+# .. _api-torch-nan-to-num:
+#
+# torch.nan_to_num
+# ----------------
+# Replaces ``nan`` with ``nan=`` (0 by default) and the infinities with ``posinf=`` and
+# ``neginf=`` (by default the dtype's largest and smallest finite values). To replace
+# only ``nan``, ``torch.where(t.isnan(), 0.0, t)`` leaves the infinities alone.
+import torch
+
+t = torch.tensor([1.0, float("nan"), float("inf"), -float("inf")])
+print(torch.nan_to_num(t))
+print(torch.nan_to_num(t, nan=0.0, posinf=1.0, neginf=-1.0))
+print(torch.where(t.isnan(), 0.0, t))
+
+# %%
+# .. _api-torch-count-nonzero:
+#
+# torch.count_nonzero
+# -------------------
+# Counts the elements that are not zero, in all of the tensor or along ``dim``; for a
+# condition, count its ``True`` values with ``sum()`` (``(t > 0).sum()``).
+import torch
+
+t = torch.tensor([[0, 1, 2], [0, 0, 3]])
+print(torch.count_nonzero(t), torch.count_nonzero(t, dim=0), torch.count_nonzero(t, dim=1))
+print("above 1:", (t > 1).sum())

@@ -17,6 +17,8 @@ to label a block so it gets its own row                 :entry:`torch.profiler.r
 to aggregate and print the recorded times               :entry:`prof.key_averages().table() <api-profiler-key-averages>`
 to profile a few steps of a training loop, not all      :entry:`torch.profiler.schedule <api-profiler-schedule>`, ``prof.step()``
 to count a model's FLOPs, forward and backward          :entry:`FlopCounterMode <api-flop-counter>`
+to time a statement with PyTorch's own timer            :entry:`torch.utils.benchmark.Timer <api-utils-benchmark-timer>`, ``blocked_autorange()``
+to lay several timings out as one table                 :entry:`torch.utils.benchmark.Compare <api-utils-benchmark-compare>`
 to name ops on an Nsight Systems timeline (CUDA)        :entry:`autograd.profiler.emit_nvtx() <api-autograd-profiler-emit-nvtx>`
 to hand a result from one thread or process to another  :entry:`torch.futures.Future <api-futures-future>`
 to chain a callback onto a pending result               :entry:`torch.futures.Future.then <api-future-then>`
@@ -578,3 +580,59 @@ else:
         batch.pin_memory()
     except RuntimeError as err:
         print(f"skipped, no accelerator here: RuntimeError: {err}")
+
+# %%
+# .. _api-utils-benchmark-timer:
+#
+# torch.utils.benchmark.Timer
+# ---------------------------
+# PyTorch's own timer for a statement, in the manner of ``timeit``:
+# ``blocked_autorange()`` picks how many runs make a block long enough for the clock,
+# then times blocks until ``min_run_time`` seconds have passed, and reports the median
+# and interquartile range per run. It runs the statement on one thread unless
+# ``num_threads=`` says otherwise, and synchronizes an accelerator before each reading
+# of the clock, so a GPU's queued work is counted. ``timeit(number)`` runs a fixed
+# count instead, and ``adaptive_autorange()`` stops once the spread is small.
+import torch
+from torch.utils import benchmark
+
+torch.manual_seed(0)
+x = torch.randn(128, 128)
+timer = benchmark.Timer(stmt="x @ x", globals={"x": x})
+m = timer.blocked_autorange(min_run_time=0.5)
+print(
+    f"{len(m.times)} blocks of {m.number_per_run} runs: "
+    f"median {m.median * 1e6:.1f} us per run, IQR {m.iqr * 1e6:.1f} us"
+)
+
+# %%
+# .. _api-utils-benchmark-compare:
+#
+# torch.utils.benchmark.Compare
+# -----------------------------
+# Lays measurements out as one table: a column for each ``description``, a row for
+# each ``sub_label``, grouped by thread count, under each ``label``;
+# ``trim_significant_figures()`` drops the digits that the spread of the runs cannot
+# support. The table states times and no verdict: which is faster, and whether the
+# difference exceeds the noise, is left to the reader (this site's ``compare`` helper
+# gives that verdict on the pages that time two ways of doing one thing).
+import torch
+from torch.utils import benchmark
+
+torch.manual_seed(0)
+results = []
+for threads in (1, 2):
+    for n in (64, 512):
+        x = torch.randn(n, n)
+        timer = benchmark.Timer(
+            stmt="x @ x",
+            globals={"x": x},
+            num_threads=threads,
+            label="matrix product",
+            sub_label="x @ x",
+            description=f"{n}x{n}",
+        )
+        results.append(timer.blocked_autorange(min_run_time=0.3))
+comparison = benchmark.Compare(results)
+comparison.trim_significant_figures()
+comparison.print()
