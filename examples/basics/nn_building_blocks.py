@@ -14,6 +14,7 @@ You want                       Call
 a model                        :entry:`class Net(nn.Module) <basics-nn-module>`: layers in ``__init__``, ``forward``
 a simple chain of layers       :entry:`nn.Sequential(...) <basics-sequential>`
 its parameters                 :entry:`model.named_parameters() <basics-nn-module>`, ``model.parameters()``
+a summary of its layers        :entry:`print(model) <basics-model-summary>`, output shapes from forward hooks
 dense layers                   :entry:`nn.Linear(4, 8) <basics-dense-layers>`, ``nn.Embedding``, ``nn.LazyLinear``
 the input size inferred        :entry:`nn.LazyLinear(8) <basics-lazy-linear>`
 activations                    :entry:`nn.ReLU() <basics-dense-layers>`, ``GELU``, ``Sigmoid``, ``Softmax(dim)``
@@ -202,3 +203,51 @@ labels = torch.tensor([1.0, 0.0, 0.0])  # float targets in [0, 1]
 bce_logits = nn.BCEWithLogitsLoss()(scores, labels)
 bce = nn.BCELoss()(torch.sigmoid(scores), labels)
 print(f"nn.BCEWithLogitsLoss: {bce_logits.item():.4f}  nn.BCELoss(sigmoid): {bce.item():.4f}")
+
+# %%
+# .. _basics-model-summary:
+#
+# Print a model: its layers, output shapes and parameter counts
+# -------------------------------------------------------------
+# ``print(model)`` shows the architecture: the layers as a tree, with each layer's
+# arguments. PyTorch has no built-in table like Keras's ``model.summary()``, since a
+# layer's output shape is known only once an input passes through; a forward hook on
+# each leaf layer records it during one call. (The ``torchinfo`` package prints such a
+# table too.)
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(
+    nn.Conv2d(3, 8, kernel_size=3, padding=1),
+    nn.ReLU(),
+    nn.MaxPool2d(2),
+    nn.Flatten(),
+    nn.Linear(8 * 16 * 16, 10),
+)
+print(model)
+
+rows = []
+
+
+def record(module, args, output, name):
+    params = sum(p.numel() for p in module.parameters())
+    rows.append((name, type(module).__name__, tuple(output.shape), params))
+
+
+hooks = [
+    module.register_forward_hook(lambda m, a, out, name=name: record(m, a, out, name))
+    for name, module in model.named_modules()
+    if not list(module.children())  # leaf layers only
+]
+with torch.no_grad():
+    model(torch.randn(1, 3, 32, 32))
+for hook in hooks:
+    hook.remove()
+
+print(f"\n{'layer':6}{'type':10}{'output shape':>20}{'parameters':>12}")
+for name, kind, shape, params in rows:
+    print(f"{name:6}{kind:10}{shape!s:>20}{params:>12,}")
+total = sum(p.numel() for p in model.parameters())
+trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+print(f"total {total:,} parameters, {trainable:,} trainable")

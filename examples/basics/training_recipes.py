@@ -19,6 +19,7 @@ keep the best weights              :entry:`torch.save(model.state_dict(), best) 
 count parameters                   :entry:`sum(p.numel() for p in model.parameters()) <basics-count-parameters>`
 their size in bytes                :entry:`p.numel() * p.element_size() <basics-count-parameters>`
 freeze a backbone                  :entry:`model.backbone.requires_grad_(False) <basics-freeze-layers>`
+fine-tune a pretrained model       :entry:`model.fc = nn.Linear(model.fc.in_features, n) <basics-freeze-layers>`, then freeze the rest
 a learning rate per part           :entry:`AdamW([{"params": ..., "lr": 1e-4}, ...]) <basics-param-groups>`
 an average of the weights (EMA)    :entry:`AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.999)) <basics-ema>`
 rare classes drawn more often      :entry:`WeightedRandomSampler(weights, num_samples) <basics-class-imbalance>`
@@ -145,9 +146,12 @@ print(f"in bfloat16: {sum(p.numel() * 2 for p in model.parameters()) / 2**20:.2f
 #
 # Freeze a backbone
 # -----------------
-# ``requires_grad_(False)`` on a submodule stops gradients for its parameters, so the
-# optimizer leaves them alone; give the optimizer only the trainable ones, and keep a
-# frozen backbone's ``BatchNorm`` in ``eval()`` if its statistics should not move either.
+# Fine-tuning a pretrained model (transfer learning) usually trains a new final layer
+# and freezes the layers before it. ``requires_grad_(False)`` on a submodule stops
+# gradients for its parameters, so the optimizer leaves them alone; give the optimizer
+# only the trainable ones, and keep a frozen backbone's ``BatchNorm`` in ``eval()`` if
+# its statistics should not move either. The new head replaces the old one by
+# assignment, sized for your classes: ``model.fc = nn.Linear(model.fc.in_features, 5)``.
 import torch
 from torch import nn
 
