@@ -19,6 +19,7 @@ dense layers                   :entry:`nn.Linear(4, 8) <basics-dense-layers>`, `
 the input size inferred        :entry:`nn.LazyLinear(8) <basics-lazy-linear>`
 activations                    :entry:`nn.ReLU() <basics-dense-layers>`, ``GELU``, ``Sigmoid``, ``Softmax(dim)``
 regularisation, normalisation  :entry:`nn.Dropout(p) <basics-dense-layers>`, ``LayerNorm``, ``BatchNorm2d``, ``GroupNorm``
+BatchNorm or LayerNorm         :entry:`nn.BatchNorm1d(n) <basics-norm-layers>` over the batch, ``nn.LayerNorm(n)`` over features
 image layers                   :entry:`nn.Conv2d(3, 8, 3) <basics-conv-layers>`, ``MaxPool2d``, ``AdaptiveAvgPool2d``, ``Flatten``
 sequence layers                :entry:`nn.LSTM(..., batch_first=True) <basics-recurrent-layers>`, ``nn.RNN``, ``nn.GRU``
 regression losses              :entry:`nn.MSELoss() <basics-regression-losses>`, ``nn.L1Loss``
@@ -251,3 +252,39 @@ for name, kind, shape, params in rows:
 total = sum(p.numel() for p in model.parameters())
 trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
 print(f"total {total:,} parameters, {trainable:,} trainable")
+
+# %%
+# .. _basics-norm-layers:
+#
+# BatchNorm or LayerNorm: what each normalises over
+# -------------------------------------------------
+# Both scale values to mean 0 and standard deviation 1, then apply a learned scale and
+# shift; they differ in what they average over. ``BatchNorm`` takes each feature (or
+# channel) over the batch, so a sample's output depends on the other samples in its
+# batch, it keeps running statistics that ``eval()`` uses instead, and it refuses a
+# training batch of one (:ref:`errors-batchnorm-one-value`). ``LayerNorm`` takes each
+# sample over its own features, and so works alike in training and evaluation and for
+# any batch size. Convolutional networks mostly use ``BatchNorm2d`` (``GroupNorm`` when
+# batches are small); transformers use ``LayerNorm`` or ``RMSNorm``.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+# 8 samples of 3 features on very different scales
+x = torch.randn(8, 3) * torch.tensor([1.0, 10.0, 100.0]) + 5.0
+batch_norm, layer_norm = nn.BatchNorm1d(3), nn.LayerNorm(3)
+b, l = batch_norm(x), layer_norm(x)
+
+
+def standardised(t, dim):
+    mean, std = t.mean(dim=dim), t.std(dim=dim, correction=0)
+    return bool(torch.allclose(mean, torch.zeros_like(mean), atol=1e-5)) and bool(
+        torch.allclose(std, torch.ones_like(std), atol=1e-3)
+    )
+
+
+print("BatchNorm: each feature standardised over the batch: ", standardised(b, dim=0))
+print("LayerNorm: each sample standardised over its features:", standardised(l, dim=1))
+print("sample 0 with a different batch beside it:")
+print("  BatchNorm output changes:", not torch.allclose(batch_norm(x[:4])[0], b[0]))
+print("  LayerNorm output changes:", not torch.allclose(layer_norm(x[:4])[0], l[0]))
