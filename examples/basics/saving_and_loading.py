@@ -17,6 +17,7 @@ to load them               :entry:`model.load_state_dict(torch.load(path)) <basi
 to resume training         :entry:`torch.save({"model": ..., "optimizer": ...}) <basics-checkpoint>`, with ``epoch``
 to load a pickled object   :entry:`weights_only=False <basics-weights-only>` (trusted files), ``torch.serialization.safe_globals``
 to load on another device  :entry:`torch.load(path, map_location="cpu") <basics-map-location>`
+a huge checkpoint           :entry:`torch.load(path, mmap=True) <basics-mmap-load>`, ``load_state_dict(..., assign=True)``
 =========================  ==================================================
 """
 
@@ -151,3 +152,37 @@ print(
     "| map_location=device:",
     on_device["w"].device,
 )
+
+# %%
+# .. _basics-mmap-load:
+#
+# Load a large checkpoint without copying it: mmap=True
+# -----------------------------------------------------
+# ``torch.load`` reads every tensor into memory, and ``load_state_dict`` then copies it
+# into the model's own tensors: twice the checkpoint's size at the peak.
+# ``mmap=True`` maps the file instead, so bytes are read when a tensor is used; a model
+# built on the ``meta`` device (no memory for its weights) and loaded with
+# ``assign=True`` takes those tensors as they are, with no copy. Leave the file
+# unchanged while the model uses it.
+import tempfile
+from pathlib import Path
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+with tempfile.TemporaryDirectory() as tmp:
+    path = Path(tmp) / "big.pt"
+    saved = nn.Linear(2048, 2048).state_dict()
+    torch.save(saved, path)
+    print(f"checkpoint: {path.stat().st_size / 2**20:.0f} MiB")
+
+    state = torch.load(path, mmap=True, weights_only=True)
+    with torch.device("meta"):
+        model = nn.Linear(2048, 2048)  # shapes only, no memory
+    model.load_state_dict(state, assign=True)
+    print("weights as saved:", torch.equal(model.weight, saved["weight"]))
+    maps = Path("/proc/self/maps")  # Linux lists the files a process has mapped
+    if maps.exists():
+        print("mapped from the file:", str(path) in maps.read_text())
+    del model, state
