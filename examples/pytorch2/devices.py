@@ -24,6 +24,7 @@ MPS ops without a kernel                    :entry:`PYTORCH_ENABLE_MPS_FALLBACK=
 honest GPU timings                          :entry:`cheatsheet.synchronize(device) <pt2-devices-synchronize>` before each clock read
 a timing that synchronizes for you          :entry:`cheatsheet.benchmark(fn, *args) <pt2-devices-benchmark>`
 what a CUDA box or a Mac would print        :entry:`torch.cuda.is_available() <pt2-devices-elsewhere>` and the rest, elsewhere
+only some GPUs seen by a process            :entry:`CUDA_VISIBLE_DEVICES=2,3 python train.py <pt2-devices-visible>`, renumbered from ``cuda:0``
 ==========================================  ====================================================================================================
 """
 
@@ -80,7 +81,7 @@ print("torch.xpu.device_count():", torch.xpu.device_count())
 # One question for every backend: ``torch.accelerator``
 # -----------------------------------------------------
 # ``torch.accelerator`` (added in PyTorch 2.6, long after the 2.0 docs) answers
-# for whichever accelerator this build targets, so code need not test
+# for whichever accelerator this build targets, so device-agnostic code need not test
 # ``cuda``, ``mps`` and ``xpu`` in turn. ``current_accelerator()`` is a
 # compile-time answer: ``None`` on a CPU-only build, but ``cuda`` for a CUDA
 # build even on a machine with no GPU (as this site's build shows below); pass
@@ -274,3 +275,29 @@ environment()
 # ``cheatsheet.pick_device()``                 ``device(type='cuda')``          ``device(type='mps')``
 # time read before synchronize                 far below the real time          far below the real time
 # ===========================================  ===============================  ======================
+
+# %%
+# .. _pt2-devices-visible:
+#
+# Choose which GPUs a process sees: ``CUDA_VISIBLE_DEVICES``
+# ----------------------------------------------------------
+# CUDA reads ``CUDA_VISIBLE_DEVICES`` once, when it initialises, and the process sees
+# only the GPUs listed, renumbered from ``cuda:0``: with ``CUDA_VISIBLE_DEVICES=2,3``,
+# ``cuda:0`` is the machine's GPU 2. Set it in the shell that starts Python (setting it
+# in ``os.environ`` works only before the first CUDA call); an empty value hides every
+# GPU, and ``CUDA_DEVICE_ORDER=PCI_BUS_ID`` numbers the GPUs as ``nvidia-smi`` does.
+# Here two fresh interpreters count the GPUs they see, without and with an empty value.
+import os
+import subprocess
+import sys
+
+count = "import torch; print(torch.cuda.device_count())"
+for visible in (None, ""):
+    env = {k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"}
+    if visible is not None:
+        env["CUDA_VISIBLE_DEVICES"] = visible
+    done = subprocess.run(
+        [sys.executable, "-c", count], env=env, capture_output=True, text=True, check=True
+    )
+    shown = "unset" if visible is None else repr(visible)
+    print(f"CUDA_VISIBLE_DEVICES {shown:5}: {done.stdout.strip()} GPU(s) visible")
