@@ -316,9 +316,8 @@ SITE_PASTED = {
     ),
     (
         "[rank1]: RuntimeError: Expected to have finished reduction in the prior iteration "
-        "before starting a new one. This error indicates that your module has parameters that "
-        "were not used in producing loss.\nParameter indices which did not receive grad for "
-        "rank 1: 208 209"
+        "before starting a new one.\nParameter indices which did not receive grad for rank 1: "
+        "208 209"
     ): ERRORS + "distributed_errors.html#errors-ddp-unused-parameters",
 }
 

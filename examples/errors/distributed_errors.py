@@ -151,8 +151,8 @@ with tempfile.TemporaryDirectory() as tmp:
 # %%
 # .. _errors-ddp-unused-parameters:
 #
-# Expected to have finished reduction in the prior iteration before starting a new one.
-# -------------------------------------------------------------------------------------
+# Expected to have finished reduction in the prior iteration
+# -----------------------------------------------------------
 # ``DistributedDataParallel`` waits for a gradient of every parameter before it averages
 # them across ranks, and some parameters got none: a head this task does not use, a
 # branch the forward skipped. The first step passes, the second raises; the message
