@@ -220,7 +220,8 @@ for mode in ("train", "eval"):
 # ---------------------
 # Calling ``backward`` on several micro-batches before one ``step``, with each loss
 # divided by the number of pieces, gives the same gradient as the whole batch at once
-# while only one piece is in memory, as the comparison shows.
+# while only one piece is in memory, as the comparison shows. Under DDP, skip the
+# all-reduce of all but the last piece with ``no_sync()`` (:ref:`distributed-no-sync`).
 import torch
 from torch import nn
 

@@ -22,6 +22,7 @@ wait for all ranks                :entry:`dist.barrier() <pt2-distributed-barrie
 data-parallel training            :entry:`DDP(model) <distributed-ddp>`
 compiled data-parallel training   :entry:`torch.compile(DDP(model)) <pt2-distributed-compile>`
 ranks with unequal batch counts   :entry:`with Join([ddp_model]): <distributed-join>` around the loop
+DDP with gradient accumulation    :entry:`with ddp_model.no_sync(): <distributed-no-sync>` on all but the last backward
 sharded parameters (FSDP2)        :entry:`fully_shard(layer) <distributed-fsdp2>` per layer, then ``fully_shard(model)``
 sharded checkpoint                :entry:`dcp.save(sd, checkpoint_id=dir) <distributed-checkpoint>`, ``dcp.load(sd, checkpoint_id=dir)``
 sharded optimizer state (ZeRO-1)  :entry:`ZeroRedundancyOptimizer(params, optimizer_class=Adam) <distributed-zero>`
@@ -688,3 +689,80 @@ if __name__ == "__main__":
 #         train.py
 #
 # Submit it with ``sbatch train.sbatch``.
+
+# %%
+# .. _distributed-no-sync:
+#
+# Gradient accumulation with DDP: no_sync
+# ---------------------------------------
+# DDP averages gradients across ranks during every ``backward``, so accumulating
+# several micro-batches before one optimizer step would pay for an all-reduce each
+# time. Inside ``with model.no_sync():`` the backward only adds to the local ``.grad``;
+# the last micro-batch's backward, outside it, averages the accumulated sum once.
+# Divide each micro-batch's loss by their number so the sum is the mean. The script
+# counts DDP's all-reduces with a communication hook that forwards to the default one,
+# steps once both ways, and checks each result against one process trained on the
+# whole batch.
+
+# torchrun --nproc-per-node=2 train_no_sync.py
+import contextlib
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+MICRO_BATCHES = 4  # backward passes per optimizer step
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+
+
+def make_batch():
+    gen = torch.Generator().manual_seed(1)
+    return torch.randn(32, 8, generator=gen), torch.randn(32, 1, generator=gen)
+
+
+def counted_allreduce(counter, bucket):
+    counter["all-reduces"] += 1  # DDP calls its hook once per bucket it averages
+    return allreduce_hook(None, bucket)
+
+
+def one_step(x, y, skip_sync):
+    model = DDP(make_model())
+    counter = {"all-reduces": 0}
+    model.register_comm_hook(counter, counted_allreduce)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    micro_batches = zip(x.chunk(MICRO_BATCHES), y.chunk(MICRO_BATCHES), strict=True)
+    for i, (xb, yb) in enumerate(micro_batches):
+        last = i == MICRO_BATCHES - 1
+        with model.no_sync() if skip_sync and not last else contextlib.nullcontext():
+            (nn.functional.mse_loss(model(xb), yb) / MICRO_BATCHES).backward()
+    opt.step()
+    weights = model.module.state_dict()
+    del model  # before the process group goes
+    return weights, counter["all-reduces"]
+
+
+def main():
+    dist.init_process_group("gloo")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
+    x, y = make_batch()
+    reference = make_model()  # one process, the whole batch, one step
+    nn.functional.mse_loss(reference(x), y).backward()
+    torch.optim.SGD(reference.parameters(), lr=0.1).step()
+    x, y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]  # this rank's shard
+    for skip_sync in (False, True):
+        weights, all_reduces = one_step(x, y, skip_sync)
+        torch.testing.assert_close(weights, reference.state_dict())
+        how = "no_sync() on all but the last" if skip_sync else "every backward synced"
+        line = f"{how}: {all_reduces} all-reduce(s) for {MICRO_BATCHES} backward passes"
+        print(line + ", weights match one process on the whole batch\n", end="")
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
