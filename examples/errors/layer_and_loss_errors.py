@@ -568,8 +568,8 @@ print(Net()(torch.randn(1, 4)).shape)
 # -------------------------------------------------------
 # The module was called with two inputs, and its ``forward`` takes one (``self`` is
 # the other argument counted). ``nn.Sequential`` passes one value from layer to layer,
-# so it cannot take an input and a mask; a method that forgot ``self`` gives the same
-# message.
+# so it cannot take an input and a mask. A ``forward`` written without ``self`` gets
+# the same message with one fewer of each: "takes 1 positional argument but 2 were given".
 import torch
 from torch import nn
 
