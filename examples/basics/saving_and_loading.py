@@ -159,7 +159,7 @@ print(
 # Load a large checkpoint without copying it: mmap=True
 # -----------------------------------------------------
 # ``torch.load`` reads every tensor into memory, and ``load_state_dict`` then copies it
-# into the model's own tensors: twice the checkpoint's size at the peak.
+# into the model's own tensors, so both copies are in memory at once.
 # ``mmap=True`` maps the file instead, so bytes are read when a tensor is used; a model
 # built on the ``meta`` device (no memory for its weights) and loaded with
 # ``assign=True`` takes those tensors as they are, with no copy. Leave the file
