@@ -65,7 +65,7 @@ STOP_WORDS = frozenset({
     "from", "into", "is", "are", "be", "was", "were", "been", "it", "its", "this", "that",
     "these", "those", "i", "my", "me", "we", "you", "your", "do", "does", "did", "can",
     "could", "how", "what", "why", "when", "where", "which", "who", "want", "way", "use",
-    "using", "make", "get", "if", "pytorch", "two",
+    "using", "make", "get", "if", "pytorch", "two", "should",
 })  # fmt: skip
 # One word, spelt two ways or in forms the stemmer keeps apart: each is rewritten to one
 # form before it is stemmed, in the index and in the query alike (the browser reads both
