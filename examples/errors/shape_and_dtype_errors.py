@@ -26,6 +26,7 @@ expected scalar type Float but found Double             :entry:`b.to(a.dtype) <e
 Sizes of tensors must match except in dimension         :entry:`torch.cat(parts, dim=1) <errors-cat-sizes>`: the sizes agree elsewhere
 The expanded size of the tensor must match              :entry:`x.unsqueeze(1).expand(2, 3) <errors-expand-size>`
 can\'t convert np.ndarray of type numpy.object\_        :entry:`pad_sequence(rows) <errors-numpy-object>`, a list of tensors
+output with shape doesn\'t match the broadcast shape    :entry:`total = total + x <errors-inplace-broadcast>`, ``row.new_zeros(n)`` under ``vmap``
 ======================================================  ==========================================================
 """
 
@@ -455,3 +456,65 @@ from torch.nn.utils.rnn import pad_sequence
 rows = np.array([np.array([5, 7]), np.array([3, 9, 4])], dtype=object)
 batch = pad_sequence([torch.from_numpy(r.astype(np.int64)) for r in rows], batch_first=True)
 print(batch)
+
+# %%
+# .. _errors-inplace-broadcast:
+#
+# output with shape […] doesn\'t match the broadcast shape […]
+# ------------------------------------------------------------
+# An in-place operation (``+=``, ``add_``, ``mul_``) writes its result into the tensor on
+# its left, so that tensor must already have the result's shape: broadcasting can grow the
+# other operand, never the one written to. Under ``torch.func.vmap`` the same happens to
+# a tensor the function creates itself (``torch.zeros(3)``): it is one tensor, not one per
+# sample, so writing a per-sample value into it fails, with this message for ``add_`` and
+# with "vmap: inplace arithmetic(self, \*extra_args) is not possible" for ``mul_``.
+import torch
+from torch.func import vmap
+
+total = torch.zeros(3)
+try:
+    total += torch.ones(4, 3)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+
+def add_into_new(row):
+    out = torch.zeros(3)
+    out += row
+    return out
+
+
+def scale_new(row):
+    out = torch.ones(3)
+    out.mul_(row)
+    return out
+
+
+for fn in (add_into_new, scale_new):
+    try:
+        vmap(fn)(torch.ones(4, 3))
+    except RuntimeError as err:
+        print(f"{type(err).__name__}: {str(err).split('. ')[0]}")
+
+# %%
+# Fix: write the result to a new tensor (``total = total + x``), or reduce the bigger
+# operand first when a sum was meant (``x.sum(0)``); under ``vmap``, create the tensor
+# from the input (``row.new_zeros(3)``, ``torch.zeros_like(row)``) so that it is batched
+# too, or stay out of place.
+import torch
+from torch.func import vmap
+
+total = torch.zeros(3)
+print("out of place:", (total + torch.ones(4, 3)).shape)
+total += torch.ones(4, 3).sum(0)  # reduce first when a sum was meant
+print("reduced first:", total)
+
+
+def add_into_new(row):
+    out = row.new_zeros(3)  # batched like row
+    out += row
+    return out
+
+
+print("vmap with new_zeros:", vmap(add_into_new)(torch.ones(4, 3)).shape)
+print("vmap out of place:  ", vmap(lambda row: torch.ones(3) * row)(torch.ones(4, 3)).shape)
