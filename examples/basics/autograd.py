@@ -19,6 +19,8 @@ no graph while evaluating      :entry:`with torch.no_grad(): <basics-no-grad>`, 
 the fastest pure inference     :entry:`with torch.inference_mode(): <basics-no-grad>`
 tracking chosen by a flag      :entry:`with torch.set_grad_enabled(flag): <basics-no-grad>`
 to edit weights in place       :entry:`with torch.no_grad(): <basics-inplace-autograd>`, then edit
+no NaN gradient from where     :entry:`torch.where(x > 0, x, 1).sqrt() <basics-nan-gradients>` inside the ``where``
+a copy, with or without graph  :entry:`x.clone() <basics-copies>`, ``x.detach().clone()``, ``copy.deepcopy(model)``
 =============================  ==================================================
 """
 
@@ -156,3 +158,75 @@ print("out-of-place version works, w.grad =", w.grad)
 with torch.no_grad():
     w.add_(1)  # how optimizers update weights
 print("in-place under no_grad works, w =", w)
+
+# %%
+# .. _basics-nan-gradients:
+#
+# NaN gradients from values that look fine: sqrt at 0 and torch.where
+# --------------------------------------------------------------------
+# ``torch.where`` picks values, but its backward still runs both branches: where the
+# unused branch has an infinite derivative (``sqrt`` at 0, ``log`` at 0, a division by
+# 0), the chain rule multiplies that infinity by the zero gradient ``where`` sends it,
+# and 0 × inf is NaN. The fix is a second ``where`` inside the first, so the risky
+# function never sees the bad input. A hand-written norm, ``sqrt(sum(x**2))``, fails the
+# same way at the zero vector, while ``torch.linalg.vector_norm`` defines its gradient
+# there as 0.
+import torch
+
+x = torch.tensor([0.0, 4.0], requires_grad=True)
+torch.where(x > 0, x.sqrt(), 0.0).sum().backward()
+print("where(x > 0, sqrt(x), 0):  grad", x.grad.tolist())
+
+x.grad = None
+safe = torch.where(x > 0, x, 1.0)  # sqrt never sees the 0
+torch.where(x > 0, safe.sqrt(), 0.0).sum().backward()
+print("sqrt of a where inside:    grad", x.grad.tolist())
+
+v = torch.zeros(3, requires_grad=True)
+v.pow(2).sum().sqrt().backward()
+print("sqrt(sum(v**2)) at zero:   grad", v.grad.tolist())
+v.grad = None
+torch.linalg.vector_norm(v).backward()
+print("vector_norm(v) at zero:    grad", v.grad.tolist())
+
+# %%
+# .. _basics-copies:
+#
+# clone, detach, deepcopy: which copy to take
+# -------------------------------------------
+# ``clone()`` copies the data and stays in the graph, so gradients flow back through
+# it. ``detach()`` leaves the graph but shares the data, so an in-place change to one
+# shows in the other. ``detach().clone()`` is an independent copy with no history: the
+# way to keep a value (a snapshot of the weights, a target). ``copy.deepcopy`` copies a
+# whole module or optimizer, parameters and buffers included, but refuses a tensor in
+# the middle of a graph.
+import copy
+
+import torch
+from torch import nn
+
+x = torch.ones(3, requires_grad=True)
+y = x * 2
+for name, t in [
+    ("clone()", y.clone()),
+    ("detach()", y.detach()),
+    ("detach().clone()", y.detach().clone()),
+]:
+    shares = t.data_ptr() == y.data_ptr()
+    print(f"{name:17} shares memory: {shares!s:5}  requires_grad: {t.requires_grad}")
+
+y.clone().sum().backward()
+print("gradient through clone():", x.grad.tolist())
+
+model = nn.Linear(2, 2)
+twin = copy.deepcopy(model)
+print(
+    "deepcopy(model): equal",
+    torch.equal(twin.weight, model.weight),
+    "| shares memory",
+    twin.weight.data_ptr() == model.weight.data_ptr(),
+)
+try:
+    copy.deepcopy(y)
+except RuntimeError as err:
+    print(f"deepcopy(y): {type(err).__name__}: {str(err).split('.')[0]}")
