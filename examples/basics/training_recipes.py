@@ -27,6 +27,7 @@ rare classes weighted in the loss  :entry:`nn.CrossEntropyLoss(weight=class_weig
 batches of different lengths       :entry:`DataLoader(ds, collate_fn=pad_collate) <basics-pad-collate>`, ``pad_sequence``
 bounded gradients                  :entry:`nn.utils.clip_grad_norm_(model.parameters(), 1.0) <basics-grad-clipping>`
 resume exactly                     :entry:`torch.save({..., "rng": ...}, path) <basics-resume-exactly>`, ``set_rng_state``
+find where the loss turns NaN      :entry:`register_forward_hook(check_finite) <basics-nan-loss>`, ``torch.isfinite(loss)``
 =================================  ==================================================
 """
 
@@ -424,3 +425,43 @@ with tempfile.TemporaryDirectory() as tmp:
         )
         what = "with" if with_rng else "without"
         print(f"resumed at epoch {start} {what} the random states: bit-identical weights: {same}")
+
+# %%
+# .. _basics-nan-loss:
+#
+# The loss turns NaN: find the first layer that makes one
+# -------------------------------------------------------
+# Stop at the first step whose loss is not finite (``torch.isfinite``) rather than
+# training on: one NaN reaches every weight at the next step. Then look for where it
+# starts. A forward hook on every layer names the first one whose output is not finite;
+# if that is the first layer, look at the batch (here one infinite value that the data
+# pipeline let through). If the forward pass is finite and the gradients are not,
+# :ref:`api-detect-anomaly` names the backward function that made the first NaN, and
+# :ref:`basics-nan-gradients` shows the usual cause. Under float16, a ``GradScaler``
+# skips steps with infinite gradients by design.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+x = torch.randn(16, 4)
+x[5, 1] = float("inf")  # one bad value in the batch
+
+first_bad = []
+
+
+def check_finite(module, inputs, output):
+    if not first_bad and not torch.isfinite(output).all():
+        first_bad.append(module)
+
+
+hooks = [m.register_forward_hook(check_finite) for m in model]
+loss = model(x).pow(2).mean()
+for hook in hooks:
+    hook.remove()
+
+print("loss:", loss.item(), "| finite:", torch.isfinite(loss).item())
+print("first layer with a non-finite output:", first_bad[0] if first_bad else None)
+print(
+    "batch rows that are not finite:", (~torch.isfinite(x).all(dim=1)).nonzero().flatten().tolist()
+)
