@@ -23,6 +23,8 @@ data-parallel training            :entry:`DDP(model) <distributed-ddp>`
 compiled data-parallel training   :entry:`torch.compile(DDP(model)) <pt2-distributed-compile>`
 ranks with unequal batch counts   :entry:`with Join([ddp_model]): <distributed-join>` around the loop
 DDP with gradient accumulation    :entry:`with ddp_model.no_sync(): <distributed-no-sync>` on all but the last backward
+find the rank a job waits for     :entry:`dist.monitored_barrier(timeout=timedelta(seconds=30)) <distributed-find-hang>` (``gloo``)
+catch mismatched collectives      :entry:`TORCH_DISTRIBUTED_DEBUG=DETAIL <distributed-debug-detail>`
 sharded parameters (FSDP2)        :entry:`fully_shard(layer) <distributed-fsdp2>` per layer, then ``fully_shard(model)``
 sharded checkpoint                :entry:`dcp.save(sd, checkpoint_id=dir) <distributed-checkpoint>`, ``dcp.load(sd, checkpoint_id=dir)``
 sharded optimizer state (ZeRO-1)  :entry:`ZeroRedundancyOptimizer(params, optimizer_class=Adam) <distributed-zero>`
@@ -761,6 +763,96 @@ def main():
         how = "no_sync() on all but the last" if skip_sync else "every backward synced"
         line = f"{how}: {all_reduces} all-reduce(s) for {MICRO_BATCHES} backward passes"
         print(line + ", weights match one process on the whole batch\n", end="")
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
+
+# %%
+# .. _distributed-find-hang:
+#
+# A job that hangs: find the rank it waits for
+# --------------------------------------------
+# A collective waits until every rank has called it, so one rank that is stuck (a slow
+# batch, a branch that skips the call, a crash that left the process alive) makes all the
+# others wait, silently, for the process group's timeout: 30 minutes for ``gloo`` and 10
+# for ``nccl`` by default (the script prints both), after which the collective fails
+# (on GPUs, NCCL's watchdog then ends the processes). ``dist.monitored_barrier(timeout=...)``
+# (``gloo`` only; on GPUs, a second process group made with
+# ``dist.new_group(backend="gloo")``) waits a short time and then names the ranks that
+# did not arrive. Put one where ranks should be in step, such as the end
+# of an epoch, and pass a shorter ``timeout=timedelta(...)`` to ``init_process_group``
+# while debugging. Here rank 1 is stuck past the 2-second limit.
+
+# torchrun --nproc-per-node=2 find_hang.py
+import time
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+from torch.distributed import constants
+
+LIMIT = timedelta(seconds=2)
+
+
+def main():
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    if rank == 0:
+        gloo, nccl = constants.default_pg_timeout, constants.default_pg_nccl_timeout
+        print(f"default timeouts: gloo {gloo}, nccl {nccl}")
+    total = torch.ones(1)
+    dist.all_reduce(total)  # every rank takes part: no wait
+    if rank == 1:
+        time.sleep(LIMIT.total_seconds() + 2)  # stuck, and never reaches the barrier
+    else:
+        try:
+            dist.monitored_barrier(timeout=LIMIT)
+        except RuntimeError as err:
+            print(f"rank {rank}: {type(err).__name__}: {str(err).splitlines()[0]}")
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
+
+# %%
+# .. _distributed-debug-detail:
+#
+# Ranks that call different collectives: TORCH_DISTRIBUTED_DEBUG=DETAIL
+# ---------------------------------------------------------------------
+# Ranks that call collectives in a different order, or with tensors of different shapes,
+# can hang or quietly combine the wrong tensors. With ``TORCH_DISTRIBUTED_DEBUG=DETAIL``
+# (set before ``init_process_group``, here in the script, usually on the command line)
+# every collective is first checked against the other ranks' call, and a mismatch
+# raises on every rank with both calls described. The check costs a round trip per
+# collective: leave it off in real runs. ``INFO`` and ``DETAIL`` also make DDP log its
+# setup and name parameters that got no gradient (:ref:`errors-ddp-unused-parameters`).
+
+# torchrun --nproc-per-node=2 mismatch.py
+import os
+import re
+
+os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"  # or: TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...
+
+import torch
+import torch.distributed as dist
+
+
+def main():
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    values = torch.ones(1 + rank)  # a bug: rank 1 sends 2 values, rank 0 sends 1
+    try:
+        dist.all_reduce(values)
+    except RuntimeError as err:
+        first = str(err).split(". ")[0]
+        calls = re.findall(
+            r"Rank (\d+) is running collective: .*?OpType=(\w+), TensorShape=(\[[^\]]*\])", str(err)
+        )
+        seen = "; ".join(f"rank {r}: {op} of shape {shape}" for r, op, shape in calls)
+        print(f"rank {rank}: {type(err).__name__}: {first} ({seen})")
     dist.destroy_process_group()
 
 
