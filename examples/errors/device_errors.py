@@ -18,6 +18,7 @@ Attempting to deserialize object on a CUDA      :entry:`torch.load(f, map_locati
 Cannot re-initialize CUDA in forked subprocess  :entry:`mp.get_context("spawn") <errors-cuda-fork>`
 CUDA error: device-side assert triggered        :entry:`x.cpu()[index] <errors-device-side-assert>`, ``CUDA_LAUNCH_BLOCKING=1``
 Could not run \'aten::…\' with arguments from   :entry:`x.to_dense() <errors-could-not-run-backend>`, ``x.cpu()``, ``PYTORCH_ENABLE_MPS_FALLBACK=1``
+\`torch.cuda.amp.autocast\` is deprecated       :entry:`torch.amp.autocast("cuda") <errors-cuda-amp-deprecated>`, ``torch.amp.GradScaler("cuda")``
 ==============================================  ==========================================================
 """
 
@@ -305,3 +306,39 @@ import torch
 
 sparse = torch.eye(3).to_sparse()
 print("dense view:", sparse.to_dense().view(9).tolist())
+
+# %%
+# .. _errors-cuda-amp-deprecated:
+#
+# \`torch.cuda.amp.autocast(args...)\` is deprecated
+# --------------------------------------------------
+# A ``FutureWarning``, not an error: since 2.4 the device-specific ``torch.cuda.amp`` and
+# ``torch.cpu.amp`` entry points are old names for ``torch.amp``, which takes the
+# device type as its first argument; ``GradScaler`` moved the same way. On a machine
+# without CUDA, the old calls also warn that they disable themselves, as here.
+import warnings
+
+import torch
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.cuda.amp.autocast():
+        pass
+    torch.cuda.amp.GradScaler()
+    with torch.cpu.amp.autocast():
+        pass
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+
+# %%
+# Fix: call ``torch.amp`` with the device type, which also lets one line serve every
+# device (see :ref:`pt2-mixed-precision-cpu`); the arguments are otherwise the same.
+import torch
+
+device_type = "cuda" if torch.cuda.is_available() else "cpu"
+dtype = torch.float16 if device_type == "cuda" else torch.bfloat16
+model = torch.nn.Linear(4, 2).to(device_type)
+scaler = torch.amp.GradScaler(device_type, enabled=device_type == "cuda")
+with torch.amp.autocast(device_type, dtype=dtype):
+    out = model(torch.randn(3, 4, device=device_type))
+print(device_type, out.dtype, "| GradScaler enabled:", scaler.is_enabled())
