@@ -377,6 +377,13 @@ NORMALISED = {
     r"C:\work\train.py:3: UserWarning: the default value of antialias will change": (
         "userwarning: the default value of antialias will change"
     ),
+    (
+        "FutureWarning: `torch.cuda.amp.autocast(args...)` is deprecated. "
+        "Please use `torch.amp.autocast('cuda', args...)` instead."
+    ): (
+        "futurewarning: `torch.cuda.amp.autocast(args...)` is deprecated. "
+        "please use `torch.amp.autocast( , args...)` instead."
+    ),
 }
 
 
