@@ -310,8 +310,8 @@ print("dense view:", sparse.to_dense().view(9).tolist())
 # %%
 # .. _errors-cuda-amp-deprecated:
 #
-# \`torch.cuda.amp.autocast(args...)\` is deprecated
-# --------------------------------------------------
+# \`torch.cuda.amp.autocast(args\.\.\.)\` is deprecated
+# -----------------------------------------------------
 # A ``FutureWarning``, not an error: since 2.4 the device-specific ``torch.cuda.amp`` and
 # ``torch.cpu.amp`` entry points are old names for ``torch.amp``, which takes the
 # device type as its first argument; ``GradScaler`` moved the same way. On a machine
