@@ -505,7 +505,7 @@ ERRORS_PAGE = '''r"""
 Errors
 ======
 
-Two messages that a matrix product raises, and one entry that is not about an error.
+Two messages that a matrix product raises, and two entries that are not about an error.
 
 Summary
 -------
@@ -516,6 +516,7 @@ You want               Call
 sizes that multiply    :entry:`nn.Linear(100, 10) <errors-shapes-cannot-be-multiplied>`
 one dtype              :entry:`x.double() <errors-must-have-the-same-dtype>`
 a matrix product       :entry:`a @ b <errors-matrix-product>`
+operators counted      :entry:`prof.events() <errors-profiler>`
 =====================  ===================================================================
 """
 
@@ -546,6 +547,18 @@ except RuntimeError as error:
     print(f"{type(error).__name__}: {error}")
 
 # %%
+# .. _errors-profiler:
+#
+# Operator counts
+# ---------------
+# Counts the operators a block runs.
+import torch
+
+with torch.profiler.profile() as prof:
+    torch.ones(4).sum()
+print(len(prof.events()) > 0)
+
+# %%
 # .. _errors-matrix-product:
 #
 # Matrix product
@@ -561,7 +574,38 @@ ERRORS_HEADER = """Errors
 ------
 
 #. :ref:`sphx_glr_gallery_errors_matmul_errors.py`
+#. :ref:`sphx_glr_gallery_errors_profiler_notes.py`
 """
+
+# A page whose title holds a word ("profiler") that its one entry never says, beside an
+# entry of the same heading and prose on another page whose code calls the profiler.
+NOTES_PAGE = '''r"""
+Profiler notes
+==============
+
+An entry that counts operators without the profiler.
+
+Summary
+-------
+
+=====================  ===================================================================
+You want               Call
+=====================  ===================================================================
+operators counted      :entry:`len(ops) <notes-operator-counts>`
+=====================  ===================================================================
+"""
+
+# %%
+# .. _notes-operator-counts:
+#
+# Operator counts
+# ---------------
+# Counts the operators a block runs.
+import torch
+
+ops = [torch.ones, torch.sum]
+print(len(ops))
+'''
 
 MINI_INDEX = """# Mini site
 
@@ -608,6 +652,7 @@ def lay_out_errors_site(root: Path, mini_site) -> None:
     (root / "examples" / "GALLERY_HEADER.rst").write_text("Gallery\n=======\n", encoding="utf-8")
     (topic / "GALLERY_HEADER.rst").write_text(ERRORS_HEADER, encoding="utf-8")
     (topic / "matmul_errors.py").write_text(ERRORS_PAGE, encoding="utf-8")
+    (topic / "profiler_notes.py").write_text(NOTES_PAGE, encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -693,6 +738,22 @@ def test_a_message_pasted_from_another_run_finds_its_entry_first(browser, errors
     tab.close()
     firsts = {message: results[0]["href"] if results else "" for message, results in found.items()}
     assert firsts == PASTED
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_word_only_in_an_entry_s_page_title_does_not_count_as_the_entry_saying_it(
+    browser, errors_url
+):
+    # Two entries alike in heading and prose, "Operator counts": one calls the profiler in
+    # its code, the other sits on the page "Profiler notes" and never says it. Counted as
+    # covering "profiler", the page title put the second first.
+    tab = browser.new_page()
+    query = "profiler operator counts"
+    found = task_search(tab, errors_url, [query], {"phrases": False})
+    tab.close()
+    hrefs = [r["href"].split("#")[1] for r in found[query]]
+    assert hrefs[0] == "errors-profiler", hrefs
 
 
 @pytest.mark.browser

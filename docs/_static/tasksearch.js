@@ -40,7 +40,8 @@ const TaskSearch = (() => {
   const K1 = 1.2; // how soon a word's count stops adding (BM25's usual value)
   const SYNONYM_WEIGHT = 0.5; // a synonym counts half as much as the reader's own word
   // A short query should match all its words: an entry's score is multiplied by the
-  // share of query words it matches.
+  // share of query words it matches (in its own text: a word of its page's title alone
+  // does not count).
   const COVERAGE_POWER = 1;
   // A pasted error: its printed messages weigh this much more, and an entry whose message
   // the paste contains (word pairs in order) gains up to ERROR_MATCH.
@@ -402,6 +403,17 @@ const TaskSearch = (() => {
     return n ? saturated(q.typingIdf, weighed(s, FIELD.title, n, q)) / 2 : 0;
   };
 
+  /**
+   * Whether an entry itself holds one of a unit's words, not only its page's title: the
+   * title says where an entry is, not what it answers, so it scores but does not cover.
+   */
+  const ownWords = (s, alternatives) =>
+    alternatives.some(({ stems: all }) =>
+      all.some((w) =>
+        FIELD_NAMES.some((_, f) => f !== FIELD.page && occurrences(s.fields[f], w)),
+      ),
+    );
+
   /** An entry's score for a prepared query; 0 when nothing matches. */
   const score = (s, q) => {
     let total = 0;
@@ -411,7 +423,7 @@ const TaskSearch = (() => {
       const last = q.typing && u === q.units.length - 1 && q.typing.stem.length >= 2;
       if (!best && last) best = prefixScore(s, q);
       total += best;
-      matched += best > 0;
+      matched += best > 0 && ownWords(s, alternatives);
     });
     if (q.pasted) total += ERROR_MATCH * errorMatch(s, q.message);
     else if (q.units.length) total *= (matched / q.units.length) ** COVERAGE_POWER;
