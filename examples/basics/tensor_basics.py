@@ -21,6 +21,7 @@ another dtype                :entry:`x.to(torch.float16) <basics-dtype>`, ``x.fl
 the same shape as ``x``      :entry:`torch.zeros_like(x) <basics-like>` and the other ``*_like``
 another device               :entry:`x.to(device) <basics-move-device>`, ``x.cpu()``, ``x.cuda()``
 a tensor made on the device  :entry:`torch.zeros(2, device=device) <basics-create-on-device>`
+torch.tensor or torch.Tensor  :entry:`torch.tensor(data) <basics-tensor-vs-class>`; ``torch.Tensor`` is the class (always ``float32``)
 ===========================  ==================================================
 """
 
@@ -176,3 +177,28 @@ device = pick_device()
 y = torch.zeros(3, device=device)
 z = torch.arange(3, device=y.device)
 print(y.device, z.device)
+
+# %%
+# .. _basics-tensor-vs-class:
+#
+# torch.tensor or torch.Tensor
+# ----------------------------
+# ``torch.tensor(data)`` (lower case) is the function to call: it infers the dtype from
+# the data. ``torch.Tensor`` is the class, and calling it makes the default float type
+# whatever the data holds (booleans and integers come back as floats), while
+# ``torch.Tensor(3)`` is not a tensor holding 3 but an uninitialised tensor of 3
+# elements. Use ``torch.tensor`` for data and ``torch.empty``/``torch.zeros`` for a
+# size; ``torch.Tensor`` belongs in type hints and ``isinstance`` checks.
+import torch
+
+for data in ([True, False], [1, 2]):
+    print(
+        f"{data}: torch.tensor -> {torch.tensor(data).dtype}, torch.Tensor -> {torch.Tensor(data)}"
+    )
+print(
+    "torch.tensor(3).shape:",
+    torch.tensor(3).shape,
+    "| torch.Tensor(3).shape:",
+    torch.Tensor(3).shape,
+)
+print("isinstance(torch.tensor(3), torch.Tensor):", isinstance(torch.tensor(3), torch.Tensor))
