@@ -20,6 +20,7 @@ samples of different shapes  :entry:`collate_fn=... <basics-collate-fn>`, ``pad_
 loading in worker processes  :entry:`num_workers=2 <basics-num-workers>`, under ``if __name__ == "__main__":``
 faster copies to the GPU     :entry:`pin_memory=True <basics-num-workers>` (only when a GPU is there)
 random numbers in workers    :entry:`generator=torch.Generator().manual_seed(0) <basics-worker-seeds>`
+samples read as a stream     :entry:`class S(IterableDataset) <basics-iterable-dataset>`, split with ``get_worker_info()``
 ===========================  ==================================================
 """
 
@@ -227,6 +228,49 @@ def main() -> None:
     print("  worker 1:", [round(v, 4) for v in first[2].tolist()])
     print("same seed, same numbers:    ", torch.equal(first, again))
     print("another seed, other numbers:", not torch.equal(first, other))
+
+
+if __name__ == "__main__":
+    main()
+
+# %%
+# .. _basics-iterable-dataset:
+#
+# A stream of samples: IterableDataset, split across workers
+# ----------------------------------------------------------
+# When samples come in order (lines of a file too big to index, a database cursor, a
+# generator) rather than by number, subclass ``IterableDataset`` and write
+# ``__iter__``. It has no ``__len__`` and takes no ``shuffle=True`` or sampler. Each
+# worker process gets its own copy of the data set and iterates it from the start, so
+# with ``num_workers=2`` every sample arrives twice unless ``__iter__`` asks
+# ``get_worker_info()`` which worker it is and keeps only its share.
+import math
+
+import torch
+from torch.utils.data import DataLoader, IterableDataset, get_worker_info
+
+
+class Stream(IterableDataset):
+    """The numbers start, ..., stop - 1, read in order as from a file."""
+
+    def __init__(self, start: int, stop: int, split: bool) -> None:
+        self.start, self.stop, self.split = start, stop, split
+
+    def __iter__(self):
+        start, stop = self.start, self.stop
+        info = get_worker_info()  # None in the main process
+        if self.split and info is not None:
+            share = math.ceil((stop - start) / info.num_workers)
+            start += info.id * share
+            stop = min(start + share, stop)
+        return iter(range(start, stop))
+
+
+def main() -> None:
+    for split in (False, True):
+        loader = DataLoader(Stream(0, 6, split), batch_size=2, num_workers=2)
+        seen = torch.cat(list(loader)).tolist()
+        print(f"split by worker: {split!s:5}  samples seen: {sorted(seen)}")
 
 
 if __name__ == "__main__":
