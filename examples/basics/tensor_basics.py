@@ -21,7 +21,7 @@ another dtype                :entry:`x.to(torch.float16) <basics-dtype>`, ``x.fl
 the same shape as ``x``      :entry:`torch.zeros_like(x) <basics-like>` and the other ``*_like``
 another device               :entry:`x.to(device) <basics-move-device>`, ``x.cpu()``, ``x.cuda()``
 a tensor made on the device  :entry:`torch.zeros(2, device=device) <basics-create-on-device>`
-torch.tensor or torch.Tensor  :entry:`torch.tensor(data) <basics-tensor-vs-class>`; ``torch.Tensor`` is the class (always ``float32``)
+tensor() or Tensor()         :entry:`torch.tensor(data) <basics-tensor-vs-class>`; ``torch.Tensor`` is the class (always ``float32``)
 ===========================  ==================================================
 """
 
