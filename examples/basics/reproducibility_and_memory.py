@@ -32,7 +32,10 @@ memory that grows every step  :entry:`total += loss.item() <basics-memory-grows>
 # --------------------
 # ``torch.manual_seed`` seeds PyTorch's generators on the CPU and on every GPU, but
 # Python's ``random`` and NumPy keep their own, so a script that uses all three seeds
-# all three, and re-seeding replays the same numbers.
+# all three, and re-seeding replays the same numbers. One seed does not give the same
+# numbers on every device: the CPU and CUDA generators use different algorithms, so
+# ``torch.randn(3, device="cuda")`` differs from ``torch.randn(3)`` after the same seed;
+# draw on the CPU and move the tensor when both must agree.
 import random
 
 import numpy as np
