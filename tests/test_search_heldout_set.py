@@ -1,7 +1,9 @@
-"""The held-out search queries (tests/search_heldout.toml) are well formed and name real entries.
+"""The held-out search queries are well formed and name real entries.
 
-The set judges the site's search on queries it was not tuned on, so this test reads it as
-data only: it runs no search and needs neither the built site nor a browser.
+Two sets judge the site's search on queries it was not tuned on: tests/search_heldout.toml
+(written here, without looking at the tuning queries) and tests/search_titles.toml (titles
+other people wrote, each with its source). This test reads them as data only: it runs no
+search and needs neither the built site nor a browser.
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT = ROOT / "tests" / "search_heldout.toml"
+TITLES = ROOT / "tests" / "search_titles.toml"
+SETS = [HELDOUT, TITLES]
 
 KINDS = {"task", "error", "api"}
 LABEL = re.compile(r"^# \.\. _([A-Za-z0-9_-]+):\s*$", re.MULTILINE)
 PAGE_ANCHOR = re.compile(r"^[a-z0-9_./-]+\.html#[A-Za-z0-9_-]+$")
 
 
-def _queries() -> list[dict]:
-    with HELDOUT.open("rb") as f:
+def _queries(path: Path = HELDOUT) -> list[dict]:
+    with path.open("rb") as f:
         return tomllib.load(f)["query"]
 
 
@@ -34,11 +38,16 @@ def _defined_labels() -> set[str]:
     }
 
 
-def test_the_set_holds_at_least_80_queries():
-    assert len(_queries()) >= 80
+@pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
+def test_the_set_holds_at_least_80_queries(path):
+    assert len(_queries(path)) >= 80
 
 
-@pytest.mark.parametrize("query", _queries(), ids=lambda q: q.get("text", "?")[:40])
+@pytest.mark.parametrize(
+    "query",
+    [q for path in SETS for q in _queries(path)],
+    ids=lambda q: q.get("text", "?")[:40],
+)
 def test_every_query_has_text_a_known_kind_and_an_answer(query):
     assert isinstance(query.get("text"), str)
     assert query["text"].strip()
@@ -50,19 +59,30 @@ def test_every_query_has_text_a_known_kind_and_an_answer(query):
     assert len(set(answers)) == len(answers), f"an answer is listed twice: {answers}"
 
 
-def test_no_two_queries_share_a_text():
-    counts = Counter(" ".join(q["text"].split()) for q in _queries())
+@pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
+def test_no_two_queries_share_a_text(path):
+    counts = Counter(" ".join(q["text"].split()) for q in _queries(path))
     assert [text for text, n in counts.items() if n > 1] == []
 
 
-def test_every_answer_names_an_entry_of_the_examples_or_a_page_anchor():
+@pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
+def test_every_answer_names_an_entry_of_the_examples_or_a_page_anchor(path):
     defined = _defined_labels()
     unknown = sorted(
         {
             answer
-            for query in _queries()
+            for query in _queries(path)
             for answer in query["answers"]
             if answer not in defined and not PAGE_ANCHOR.match(answer)
         }
     )
     assert unknown == [], f"neither a label of examples/ nor page.html#anchor: {unknown}"
+
+
+def test_every_title_says_where_it_came_from_and_whether_it_was_looked_at():
+    # The titles are other people's words: each names its page, and says whether its
+    # misses were read (looked_at = true) or it stays a blind measure.
+    queries = _queries(TITLES)
+    assert all(re.match(r"^https?://\S+$", q.get("source", "")) for q in queries)
+    assert all(isinstance(q.get("looked_at"), bool) for q in queries)
+    assert sum(not q["looked_at"] for q in queries) >= 40
