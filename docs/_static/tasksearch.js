@@ -420,10 +420,14 @@ const TaskSearch = (() => {
     let matched = 0;
     q.units.forEach((alternatives, u) => {
       let best = unitScore(s, alternatives, q);
+      let own = best > 0 && ownWords(s, alternatives);
       const last = q.typing && u === q.units.length - 1 && q.typing.stem.length >= 2;
-      if (!best && last) best = prefixScore(s, q);
+      if (!best && last) {
+        best = prefixScore(s, q); // a heading word the reader is typing: the entry's own
+        own = best > 0;
+      }
       total += best;
-      matched += best > 0 && ownWords(s, alternatives);
+      matched += own;
     });
     if (q.pasted) total += ERROR_MATCH * errorMatch(s, q.message);
     else if (q.units.length) total *= (matched / q.units.length) ** COVERAGE_POWER;
