@@ -25,7 +25,7 @@ LABEL = re.compile(r"^# \.\. _([A-Za-z0-9_-]+):\s*$", re.MULTILINE)
 PAGE_ANCHOR = re.compile(r"^[a-z0-9_./-]+\.html#[A-Za-z0-9_-]+$")
 
 
-def _queries(path: Path = HELDOUT) -> list[dict]:
+def _queries(path: Path) -> list[dict]:
     with path.open("rb") as f:
         return tomllib.load(f)["query"]
 
