@@ -22,6 +22,7 @@ the same shape as ``x``      :entry:`torch.zeros_like(x) <basics-like>` and the 
 another device               :entry:`x.to(device) <basics-move-device>`, ``x.cpu()``, ``x.cuda()``
 a tensor made on the device  :entry:`torch.zeros(2, device=device) <basics-create-on-device>`
 tensor() or Tensor()         :entry:`torch.tensor(data) <basics-tensor-vs-class>`; ``torch.Tensor`` is the class (always ``float32``)
+the dtype tensor() picks     :entry:`torch.tensor(np.array([1.5])) <basics-dtype-inference>` stays ``float64``; Python floats get ``float32``
 ===========================  ==================================================
 """
 
@@ -202,3 +203,41 @@ print(
     torch.Tensor(3).shape,
 )
 print("isinstance(torch.tensor(3), torch.Tensor):", isinstance(torch.tensor(3), torch.Tensor))
+
+# %%
+# .. _basics-dtype-inference:
+#
+# Which dtype torch.tensor picks: Python numbers against NumPy data
+# -----------------------------------------------------------------
+# From Python numbers, ``torch.tensor`` picks by kind: ``bool``, ``int64`` for integers,
+# the default float dtype (``float32`` unless ``torch.set_default_dtype`` changed it)
+# for floats, and its complex partner for complex numbers; a list of mixed kinds takes
+# the widest. NumPy data keeps the dtype NumPy gave it, arrays and NumPy scalars alike,
+# and NumPy's floats are ``float64``: such a tensor meets a ``float32`` model with
+# :ref:`errors-expected-scalar-type`. Pass ``dtype=`` or call ``.float()`` where the
+# data enters.
+import numpy as np
+import torch
+
+samples = {
+    "True": True,
+    "[1, 2]": [1, 2],
+    "[True, 2]": [True, 2],
+    "1.5": 1.5,
+    "[1, 2.5]": [1, 2.5],
+    "1 + 2j": 1 + 2j,
+    "np.array([1.5, 2.0])": np.array([1.5, 2.0]),
+    "np.float64(1.5)": np.float64(1.5),
+    "np.float32(1.5)": np.float32(1.5),
+}
+for code, data in samples.items():
+    print(f"torch.tensor({code}):".ljust(38), torch.tensor(data).dtype)
+
+torch.set_default_dtype(torch.float64)
+print("\nwith set_default_dtype(torch.float64):")
+print("torch.tensor(1.5):".ljust(38), torch.tensor(1.5).dtype)
+print("torch.tensor(np.float32(1.5)):".ljust(38), torch.tensor(np.float32(1.5)).dtype)
+torch.set_default_dtype(torch.float32)
+
+given = torch.tensor(np.array([1.5, 2.0]), dtype=torch.float32)
+print("\nNumPy data with dtype=torch.float32:", given.dtype)
