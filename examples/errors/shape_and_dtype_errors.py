@@ -27,6 +27,8 @@ Sizes of tensors must match except in dimension         :entry:`torch.cat(parts,
 The expanded size of the tensor must match              :entry:`x.unsqueeze(1).expand(2, 3) <errors-expand-size>`
 can\'t convert np.ndarray of type numpy.object\_        :entry:`pad_sequence(rows) <errors-numpy-object>`, a list of tensors
 output with shape doesn\'t match the broadcast shape    :entry:`total = total + x <errors-inplace-broadcast>`, ``row.new_zeros(n)`` under ``vmap``
+\"…\" not implemented for \'Half\'                      :entry:`x.float() <errors-not-implemented-dtype>`, then back: ``.to(x.dtype)``; ``torch.randint``
+mean(): could not infer output dtype                    :entry:`(pred == y).float().mean() <errors-mean-integer>`, ``x.mean(dtype=torch.float32)``
 ======================================================  ==========================================================
 """
 
@@ -518,3 +520,75 @@ def add_into_new(row):
 
 print("vmap with new_zeros:", vmap(add_into_new)(torch.ones(4, 3)).shape)
 print("vmap out of place:  ", vmap(lambda row: torch.ones(3) * row)(torch.ones(4, 3)).shape)
+
+# %%
+# .. _errors-not-implemented-dtype:
+#
+# \"…\" not implemented for \'Half\'
+# --------------------------------------
+# The operation has no kernel for this dtype on this device; the quoted name is the
+# kernel, and the dtype is the one it lacks (``Half``, ``BFloat16``, ``Long``, ``Int``,
+# ``Bool``). Common cases: drawing from a continuous distribution into an integer tensor,
+# ``softmax`` of integers, and on the CPU the linear algebra and FFTs of ``float16`` and
+# ``bfloat16``. Which operations lack which dtypes changes between releases: the matrix
+# product of ``float16`` tensors on the CPU, the "addmm_impl_cpu\_" of older messages,
+# runs in this build, as the last line shows.
+import torch
+
+attempts = {
+    "torch.randn(3, dtype=torch.long)": lambda: torch.randn(3, dtype=torch.long),
+    "torch.arange(3).softmax(0)": lambda: torch.arange(3).softmax(0),
+    "torch.linalg.cholesky(half)": lambda: torch.linalg.cholesky(torch.eye(3).half()),
+}
+for code, attempt in attempts.items():
+    try:
+        attempt()
+    except NotImplementedError as err:
+        print(f"{code}\n    {type(err).__name__}: {err}")
+half = torch.ones(2, 2, dtype=torch.half)
+print("float16 matmul on the CPU here gives", (half @ half).dtype)
+
+# %%
+# Fix: give the operation a dtype it has a kernel for, usually ``float32``, and convert
+# the result back if the rest of the program wants the old dtype; for random integers
+# ask for them directly (``torch.randint``).
+import torch
+
+print("randint:  ", torch.randint(0, 10, (3,)).dtype)
+print("softmax:  ", torch.arange(3).float().softmax(0))
+a = torch.eye(3).half() * 4
+factor = torch.linalg.cholesky(a.float()).to(a.dtype)
+print("cholesky: ", factor.dtype, factor.diagonal().tolist())
+
+# %%
+# .. _errors-mean-integer:
+#
+# mean(): could not infer output dtype …
+# ---------------------------------------
+# The mean of integers or booleans is usually not one of them, so ``mean`` refuses
+# rather than round; ``std`` and ``var`` refuse the same way with their own message. The
+# common case is an accuracy: a comparison gives a ``bool`` tensor. ``sum`` works on any
+# dtype, so the error first shows up at the mean.
+import torch
+
+pred = torch.tensor([0, 2, 1, 1])
+target = torch.tensor([0, 1, 1, 1])
+for code, attempt in {
+    "(pred == target).mean()": lambda: (pred == target).mean(),
+    "target.std()": lambda: target.std(),
+}.items():
+    try:
+        attempt()
+    except RuntimeError as err:
+        print(f"{code}\n    {type(err).__name__}: {err}")
+print("(pred == target).sum():", (pred == target).sum())
+
+# %%
+# Fix: convert to a floating dtype first, or let ``mean`` do it with ``dtype=``.
+import torch
+
+pred = torch.tensor([0, 2, 1, 1])
+target = torch.tensor([0, 1, 1, 1])
+print("accuracy:", (pred == target).float().mean().item())
+print("mean(dtype=torch.float32):", target.mean(dtype=torch.float32))
+print("std:", target.float().std())
