@@ -18,6 +18,7 @@ size mismatch for, copying a param  :entry:`del state["head.weight"] <errors-sta
 Unexpected key(s) \"_orig_mod.\"    :entry:`consume_prefix_in_state_dict_if_present(state, "_orig_mod.") <errors-compiled-prefix>`
 Unexpected key(s) \"module.\"       :entry:`consume_prefix_in_state_dict_if_present(state, "module.") <errors-module-prefix>`
 Weights only load failed            :entry:`with torch.serialization.safe_globals([cls]): <errors-weights-only>`
+\'initial_lr\' is not specified     :entry:`scheduler.load_state_dict(state["scheduler"]) <errors-initial-lr>`, not ``last_epoch=``
 ==================================  ==========================================================
 """
 
@@ -215,3 +216,60 @@ with tempfile.TemporaryDirectory() as tmp:
         print("safe_globals:", torch.load(path)["args"])
     torch.save({"weight": torch.ones(2), "args": vars(argparse.Namespace(lr=0.1))}, path)
     print("a dict:      ", torch.load(path)["args"])
+
+# %%
+# .. _errors-initial-lr:
+#
+# KeyError: param \'initial_lr\' is not specified in param_groups[0]
+# -------------------------------------------------------------------
+# A learning-rate scheduler made with ``last_epoch`` set, to resume at that epoch, looks
+# in the optimizer for the ``initial_lr`` a scheduler writes there when it starts; a new
+# optimizer has none. Older releases end the message with "when resuming an optimizer".
+import torch
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+try:
+    torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[2, 4], last_epoch=2)
+except KeyError as err:
+    print(f"{type(err).__name__}: {err.args[0].splitlines()[0]}")
+
+# %%
+# Fix: make the scheduler as for a new run, then load the optimizer's and the
+# scheduler's ``state_dict`` from the checkpoint; the rates go on as if never stopped.
+# Loading only the optimizer's is not enough: the new scheduler counts its epochs from 0
+# again, so the rate drops at the wrong epochs, as the last line shows.
+import torch
+
+
+def fresh():
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[2, 4])
+    return optimizer, scheduler
+
+
+def run(optimizer, scheduler, epochs):
+    rates = []
+    for _ in range(epochs):
+        optimizer.step()  # after a backward pass in real training
+        scheduler.step()
+        rates.append(round(scheduler.get_last_lr()[0], 6))
+    return rates
+
+
+optimizer, scheduler = fresh()
+print("never stopped:        ", run(optimizer, scheduler, 5))
+
+optimizer, scheduler = fresh()
+first = run(optimizer, scheduler, 3)
+checkpoint = {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}
+
+optimizer, scheduler = fresh()
+optimizer.load_state_dict(checkpoint["optimizer"])
+scheduler.load_state_dict(checkpoint["scheduler"])
+print("stopped after 3:      ", first + run(optimizer, scheduler, 2))
+
+optimizer, scheduler = fresh()
+optimizer.load_state_dict(checkpoint["optimizer"])
+print("optimizer state only: ", first + run(optimizer, scheduler, 2))
