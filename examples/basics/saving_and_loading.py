@@ -17,7 +17,8 @@ to load them               :entry:`model.load_state_dict(torch.load(path)) <basi
 to resume training         :entry:`torch.save({"model": ..., "optimizer": ...}) <basics-checkpoint>`, with ``epoch``
 to load a pickled object   :entry:`weights_only=False <basics-weights-only>` (trusted files), ``torch.serialization.safe_globals``
 to load on another device  :entry:`torch.load(path, map_location="cpu") <basics-map-location>`
-a huge checkpoint           :entry:`torch.load(path, mmap=True) <basics-mmap-load>`, ``load_state_dict(..., assign=True)``
+a huge checkpoint          :entry:`torch.load(path, mmap=True) <basics-mmap-load>`, ``load_state_dict(..., assign=True)``
+to move an optimizer       :entry:`opt.load_state_dict(opt.state_dict()) <basics-optimizer-device>` after ``model.to(...)``
 =========================  ==================================================
 """
 
@@ -186,3 +187,39 @@ with tempfile.TemporaryDirectory() as tmp:
     if maps.exists():
         print("mapped from the file:", str(path) in maps.read_text())
     del model, state
+
+# %%
+# .. _basics-optimizer-device:
+#
+# Move an optimizer to another device or dtype
+# --------------------------------------------
+# An optimizer has no ``.to()``. ``model.to(...)`` keeps the same parameter objects, so
+# the optimizer still updates them, but the state it keeps beside each one (Adam's
+# running averages, momentum buffers) stays where and as it was made, and the next
+# ``step`` mixes the two and fails; here ``model.double()`` on the CPU shows it, and
+# ``model.to("cuda")`` fails the same way. ``load_state_dict`` puts
+# each loaded state tensor on its parameter's device and in its dtype, so loading the
+# optimizer's own ``state_dict`` moves it. Moving the model before the optimizer takes
+# its first step, or before loading a checkpoint into it, needs nothing more.
+import torch
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+model(torch.randn(4, 3)).sum().backward()
+optimizer.step()
+optimizer.zero_grad()
+
+model.double()  # or model.to("cuda")
+print("same parameter:", model.weight is optimizer.param_groups[0]["params"][0])
+model(torch.randn(4, 3, dtype=torch.double)).sum().backward()
+print("state before:", optimizer.state[model.weight]["exp_avg"].dtype)
+try:
+    optimizer.step()
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+optimizer.load_state_dict(optimizer.state_dict())
+print("state after load_state_dict:", optimizer.state[model.weight]["exp_avg"].dtype)
+optimizer.step()
+print("step taken:", model.weight.dtype)
