@@ -19,6 +19,7 @@ Can\'t call numpy() on Tensor that requires grad              :entry:`x.detach()
 a leaf Variable that requires grad is used in an in-place op  :entry:`with torch.no_grad(): w -= lr * w.grad <errors-leaf-inplace>`
 Inference tensors cannot be saved for backward                :entry:`x.clone() <errors-inference-tensor-backward>`, ``torch.no_grad()`` for the data
 Tensor appears to not have been used in the graph             :entry:`grad(..., allow_unused=True) <errors-unused-input>`, ``materialize_grads=True``
+vmap: It looks like you\'re calling .item() on a Tensor       :entry:`torch.where(x.sum() > 0, a, b) <errors-vmap-item>`, both branches computed
 ============================================================  ==========================================================
 """
 
@@ -276,3 +277,54 @@ print(
     "materialize_grads:",
     torch.autograd.grad((x**2).sum(), [x, unused], materialize_grads=True),
 )
+
+# %%
+# .. _errors-vmap-item:
+#
+# vmap: It looks like you\'re calling .item() on a Tensor
+# -------------------------------------------------------
+# Under ``torch.func.vmap`` the function runs once for the whole batch, so one
+# sample's value never reaches Python: ``.item()``, ``float(x)`` and an ``if`` on a
+# tensor have nothing to return, and the ``if`` gets its own message ("data-dependent
+# control flow"). ``torch.func.grad`` alone differentiates such a function in this
+# build, since a value read for a branch is not differentiated; the branch taken is
+# the one it differentiates.
+import torch
+from torch.func import grad, vmap
+
+
+def double_if_positive(x):
+    if x.sum() > 0:
+        return x * 2
+    return x
+
+
+def scaled_by_sum(x):
+    return x * x.sum().item()
+
+
+for fn in (double_if_positive, scaled_by_sum):
+    try:
+        vmap(fn)(torch.ones(3, 2))
+    except RuntimeError as err:
+        print(f"{fn.__name__}: {type(err).__name__}: {str(err).split('. ')[0]}")
+print("grad alone:", grad(lambda x: double_if_positive(x).sum())(torch.ones(2)))
+
+# %%
+# Fix: keep the value a tensor. ``torch.where`` computes both branches and picks per
+# sample; a tensor operation stands in for the number ``.item()`` would have given.
+import torch
+from torch.func import vmap
+
+
+def double_if_positive(x):
+    return torch.where(x.sum() > 0, x * 2, x)
+
+
+def scaled_by_sum(x):
+    return x * x.sum()
+
+
+batch = torch.tensor([[1.0, 2.0], [-3.0, 1.0]])
+print("where:", vmap(double_if_positive)(batch).tolist())
+print("sum as a tensor:", vmap(scaled_by_sum)(batch).tolist())
