@@ -28,6 +28,7 @@ batches of different lengths       :entry:`DataLoader(ds, collate_fn=pad_collate
 bounded gradients                  :entry:`nn.utils.clip_grad_norm_(model.parameters(), 1.0) <basics-grad-clipping>`
 resume exactly                     :entry:`torch.save({..., "rng": ...}, path) <basics-resume-exactly>`, ``set_rng_state``
 find where the loss turns NaN      :entry:`register_forward_hook(check_finite) <basics-nan-loss>`, ``torch.isfinite(loss)``
+unused embedding rows kept still   :entry:`nn.Embedding(n, d, sparse=True) <basics-zero-grad-moves>` with ``SparseAdam``
 =================================  ==================================================
 """
 
@@ -465,3 +466,47 @@ print("first layer with a non-finite output:", first_bad[0] if first_bad else No
 print(
     "batch rows that are not finite:", (~torch.isfinite(x).all(dim=1)).nonzero().flatten().tolist()
 )
+
+# %%
+# .. _basics-zero-grad-moves:
+#
+# A zero gradient still moves a weight: momentum and weight decay
+# ---------------------------------------------------------------
+# Adam, and SGD with momentum, update a weight from running averages of its past
+# gradients, so a weight whose gradient is now zero keeps moving for many steps; weight
+# decay moves it too. An embedding's gradient is dense by default, zero for the rows the
+# batch did not use, so those rows drift. Optimizers skip a parameter whose ``.grad`` is
+# ``None``: freeze with ``requires_grad_(False)`` rather than by zeroing gradients. For an
+# embedding, ``sparse=True`` gives a gradient of the used rows only, which ``SparseAdam``
+# updates alone.
+import torch
+from torch import nn
+
+
+def drift_of_unused_row(sparse: bool) -> float:
+    """Train on rows 0 and 3 once, then on row 0 only; return how far row 3 moved."""
+    torch.manual_seed(0)
+    table = nn.Embedding(4, 2, sparse=sparse)
+    make = torch.optim.SparseAdam if sparse else torch.optim.Adam
+    optimizer = make(table.parameters(), lr=0.1)
+    for step in range(4):
+        rows = torch.tensor([0, 3] if step == 0 else [0])
+        table(rows).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        if step == 0:
+            after_first = table.weight[3].detach().clone()
+    return (table.weight[3].detach() - after_first).abs().max().item()
+
+
+print(f"Adam, dense gradient:         row 3 moved {drift_of_unused_row(False):.4f}")
+print(f"SparseAdam, sparse=True:      row 3 moved {drift_of_unused_row(True):.4f}")
+
+weight = nn.Parameter(torch.ones(2))
+optimizer = torch.optim.AdamW([weight], lr=0.1, weight_decay=0.1)
+weight.grad = torch.zeros(2)
+optimizer.step()
+print("AdamW, zero gradient:        ", [round(v, 4) for v in weight.tolist()])
+weight.grad = None
+optimizer.step()
+print("AdamW, gradient None:        ", [round(v, 4) for v in weight.tolist()])
