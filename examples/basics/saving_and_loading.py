@@ -193,14 +193,15 @@ with tempfile.TemporaryDirectory() as tmp:
 #
 # Move an optimizer to another device or dtype
 # --------------------------------------------
-# An optimizer has no ``.to()``. ``model.to(...)`` keeps the same parameter objects, so
-# the optimizer still updates them, but the state it keeps beside each one (Adam's
-# running averages, momentum buffers) stays where and as it was made, and the next
-# ``step`` mixes the two and fails; here ``model.double()`` on the CPU shows it, and
-# ``model.to("cuda")`` fails the same way. ``load_state_dict`` puts
-# each loaded state tensor on its parameter's device and in its dtype, so loading the
-# optimizer's own ``state_dict`` moves it. Moving the model before the optimizer takes
-# its first step, or before loading a checkpoint into it, needs nothing more.
+# An optimizer has no ``.to()`` method. ``model.to(...)`` keeps the same parameter
+# objects, so the optimizer still updates them, but the state it keeps beside each one
+# (Adam's running averages, momentum buffers) stays where and as it was made, and the
+# next ``step`` mixes the two and fails; here ``model.double()`` on the CPU shows it,
+# and ``model.to("cuda")`` fails the same way. ``load_state_dict`` puts each loaded
+# state tensor on its parameter's device and in its dtype, so loading the optimizer's
+# own ``state_dict`` moves it. An optimizer that holds no state yet needs nothing: most
+# make theirs at the first ``step``, but ``Adagrad`` makes it when created (the last
+# lines count it), so move the model before creating the optimizer.
 import torch
 
 torch.manual_seed(0)
@@ -223,3 +224,7 @@ optimizer.load_state_dict(optimizer.state_dict())
 print("state after load_state_dict:", optimizer.state[model.weight]["exp_avg"].dtype)
 optimizer.step()
 print("step taken:", model.weight.dtype)
+
+for make in (torch.optim.Adam, torch.optim.Adagrad):
+    state = make(torch.nn.Linear(3, 1).parameters()).state
+    print(f"{make.__name__} just created holds state for {len(state)} parameters")
