@@ -182,11 +182,14 @@ def test_landing_page_counts_the_reference_entries(site):
 def test_each_page_that_measures_names_its_machine_under_its_title(site):
     import json
 
+    from shards import times_something
+
     for path in sorted((site / "_records").glob("*/*.json")):
         record = json.loads(path.read_text())
         page = site / "gallery" / path.parent.name / f"{path.stem}.html"
         stamp = _soup(page).select_one("p.page-stamp")
-        if record["comparisons"] or record["measurements"]:
+        source = ROOT / "examples" / path.parent.name / f"{path.stem}.py"
+        if record["comparisons"] or record["measurements"] or times_something(source):
             assert stamp is not None, f"{page.name} measures but does not name its machine"
             assert record["machine"]["cpu"] in stamp.get_text()
             assert record["machine"]["torch_version"] in stamp.get_text()

@@ -17,9 +17,10 @@ import torch._dynamo.config
 import torch._inductor.config
 
 ROOT = Path(__file__).resolve().parents[1]
-import freshpage  # these four on the path through pytest's pythonpath setting
+import freshpage  # these five on the path through pytest's pythonpath setting
 import pageinputs
 import pagestate
+import shards
 import sitebuild
 
 
@@ -335,6 +336,32 @@ def test_a_page_that_measures_or_starts_ranks_runs_alone(tmp_path, code, alone):
     page = tmp_path / "page.py"
     page.write_text(_PAGE.format(code=code), encoding="utf-8")
     assert freshpage.runs_alone(page) is alone
+
+
+@pytest.mark.parametrize(
+    ("code", "times"),
+    [
+        ("x = torch.ones(3)\nprint(x.sum())", False),
+        ("from cheatsheet import compare\ncompare({'a': lambda: 1, 'b': lambda: 2})", True),
+        ("import time\nstart = time.perf_counter()", True),
+        ("from torch.profiler import profile\nwith profile() as p:\n    pass", True),
+        ("import torch.distributed as dist\ndist.init_process_group('gloo')", False),
+    ],
+    ids=["plain", "compare", "clock", "profiler", "ranks"],
+)
+def test_a_page_whose_code_measures_or_reads_a_clock_times_something(tmp_path, code, times):
+    page = tmp_path / "page.py"
+    page.write_text(_PAGE.format(code=code), encoding="utf-8")
+    assert shards.times_something(page) is times
+
+
+def test_a_clock_named_only_in_a_page_s_prose_is_not_timing_something(tmp_path):
+    # The machine stamp is for numbers the page printed, not for words about clocks.
+    page = tmp_path / "page.py"
+    text = _PAGE.format(code="x = torch.ones(3)")
+    page.write_text(text.replace("Says what it does.", "Never time with time.perf_counter."))
+    assert "perf_counter" in page.read_text()
+    assert shards.times_something(page) is False
 
 
 def test_every_page_whose_record_measured_or_ran_a_script_runs_alone():

@@ -140,8 +140,7 @@ JOBS = "CHEATSHEET_PAGE_JOBS"
 # others: what it prints does not depend on how fast it runs.
 _ALONE = re.compile(
     rf"{shards.MEASURES.pattern}"  # the helper package measures: a benchmark page
-    r"|perf_counter|process_time|monotonic|\btimeit\b|torch\.utils\.benchmark"  # clocks
-    r"|torch\.profiler|\bprofile\("  # a profiler's table is times
+    rf"|{shards.CLOCKS.pattern}"  # a clock or a profiler: its table is times
     r"|torchrun|torch\.distributed\.run|init_process_group|\bspawn\("  # ranks and ports
 )
 

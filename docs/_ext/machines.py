@@ -26,6 +26,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from pagerecords import RECORD_SUFFIX  # the live record, beside the generated page
+from shards import times_something  # which pages read a clock or a profiler
 
 RESULTS_DIR = "results"
 
@@ -215,10 +216,17 @@ def _stamp_measured_page(app: Sphinx, doctree: nodes.document) -> None:
     """Under the title of a page that measured something, name the machine that measured it.
 
     With the pages built on several machines (shards), one footer line cannot be true
-    for every page: each page that times something says where it ran.
+    for every page: each page that times something says where it ran, whether through
+    the helper package (its record holds the numbers) or a clock or profiler of its own
+    (its code reads one: :func:`shards.times_something`).
     """
     live = _live_record(app, app.env.docname)
-    if not live or not (live["comparisons"] or live["measurements"]):
+    if not live:
+        return
+    # sphinx-gallery's copy of the page's source, beside its record
+    source = Path(app.srcdir, app.env.docname + ".py")
+    measured = live["comparisons"] or live["measurements"]
+    if not measured and not (source.exists() and times_something(source)):
         return
     machine = live["machine"]
     text = (

@@ -110,6 +110,22 @@ def plan(seconds: Mapping[str, float], shards: int) -> list[list[str]]:
 # A page that measures time: its numbers are what other machines' records show beside it
 # (and it runs alone in a build, docs/_ext/freshpage.py).
 MEASURES = re.compile(r"\b(?:compare|benchmark|interleave|startup_cost)\(")
+# A page that reads a clock or a profiler prints times too, though no other machine's
+# records stand beside them: it runs alone as well, and names its machine under its
+# title (docs/_ext/machines.py).
+CLOCKS = re.compile(
+    r"perf_counter|process_time|monotonic|\btimeit\b|torch\.utils\.benchmark"  # clocks
+    r"|torch\.profiler|\bprofile\("  # a profiler's table is times
+)
+
+
+def times_something(source: Path) -> bool:
+    """Whether the code of the page at ``source`` (not its prose) measures or reads a clock."""
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    blocks = split_code_and_text_blocks(str(source))[1]
+    code = "\n".join(block[1] for block in blocks if block[0] == "code")
+    return MEASURES.search(code) is not None or CLOCKS.search(code) is not None
 
 
 def benchmark_pages(examples: Path) -> list[str]:
