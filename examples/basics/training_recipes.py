@@ -29,6 +29,7 @@ bounded gradients                  :entry:`nn.utils.clip_grad_norm_(model.parame
 resume exactly                     :entry:`torch.save({..., "rng": ...}, path) <basics-resume-exactly>`, ``set_rng_state``
 find where the loss turns NaN      :entry:`register_forward_hook(check_finite) <basics-nan-loss>`, ``torch.isfinite(loss)``
 unused embedding rows kept still   :entry:`nn.Embedding(n, d, sparse=True) <basics-zero-grad-moves>` with ``SparseAdam``
+what slows training down           :entry:`profile(schedule=schedule(wait=1, warmup=1, active=4)) <basics-profile-training>`
 =================================  ==================================================
 """
 
@@ -476,9 +477,9 @@ print(
 # gradients, so a weight whose gradient is now zero keeps moving for many steps; weight
 # decay moves it too. An embedding's gradient is dense by default, zero for the rows the
 # batch did not use, so those rows drift. Optimizers skip a parameter whose ``.grad`` is
-# ``None``: freeze with ``requires_grad_(False)`` rather than by zeroing gradients. For an
-# embedding, ``sparse=True`` gives a gradient of the used rows only, which ``SparseAdam``
-# updates alone.
+# ``None``: freeze with ``requires_grad_(False)`` rather than by zeroing gradients. For
+# an embedding, ``sparse=True`` gives a gradient of the used rows only, which
+# ``SparseAdam`` updates alone.
 import torch
 from torch import nn
 
@@ -510,3 +511,70 @@ print("AdamW, zero gradient:        ", [round(v, 4) for v in weight.tolist()])
 weight.grad = None
 optimizer.step()
 print("AdamW, gradient None:        ", [round(v, 4) for v in weight.tolist()])
+
+# %%
+# .. _basics-profile-training:
+#
+# Training is slow: profile a few steps to see whether data or the model takes the time
+# --------------------------------------------------------------------------------------
+# Measure before changing anything. ``torch.profiler`` records every operator of a few
+# steps (its ``schedule`` skips the first ones, which are not typical), and the time the
+# loop waits for its next batch shows as a row of its own, ``enumerate(DataLoader)#…``.
+# When that row fills most of the step, the model waits for data: load in worker
+# processes (:ref:`basics-num-workers`) or make each sample cheaper to read. When the
+# operators fill it, look at the model: lower precision
+# (:ref:`pt2-mixed-precision-train`), ``torch.compile``
+# (:ref:`pt2-compile-essentials-module`). On a GPU, add ``ProfilerActivity.CUDA``; a
+# ``.item()`` in every step makes the CPU wait for the GPU. Here each sample takes 2 ms
+# to read: the table profiles the loop without workers, and the last lines time a step
+# with none and with two.
+import time
+
+import torch
+from torch.profiler import ProfilerActivity, profile, schedule
+from torch.utils.data import DataLoader, Dataset
+
+
+class SlowReads(Dataset):
+    """64 samples, each taking 2 ms to read, as a decode from disk might."""
+
+    def __len__(self) -> int:
+        return 64
+
+    def __getitem__(self, i: int) -> tuple[torch.Tensor, int]:
+        time.sleep(0.002)
+        return torch.randn(32), i % 4
+
+
+def profile_training(num_workers: int):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = DataLoader(SlowReads(), batch_size=8, num_workers=num_workers)
+    steps = schedule(wait=1, warmup=1, active=4, repeat=1)
+    with profile(activities=[ProfilerActivity.CPU], schedule=steps) as prof:
+        for x, y in loader:
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            prof.step()
+    return prof.key_averages()
+
+
+def main() -> None:
+    for workers in (0, 2):
+        events = profile_training(workers)
+        if workers == 0:
+            print(events.table(sort_by="cpu_time_total", row_limit=5, max_name_column_width=44))
+        step = sum(e.cpu_time_total for e in events if e.key.startswith("ProfilerStep"))
+        data = sum(e.cpu_time_total for e in events if e.key.startswith("enumerate(DataLoader)"))
+        steps = sum(e.count for e in events if e.key.startswith("ProfilerStep"))
+        print(
+            f"num_workers={workers}: a step takes {step / steps / 1000:.1f} ms,"
+            f" {data / steps / 1000:.1f} ms of it waiting for data"
+        )
+
+
+if __name__ == "__main__":
+    main()
