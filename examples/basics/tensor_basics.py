@@ -214,7 +214,7 @@ print("isinstance(torch.tensor(3), torch.Tensor):", isinstance(torch.tensor(3), 
 # for floats, and its complex partner for complex numbers; a list of mixed kinds takes
 # the widest. NumPy data keeps the dtype NumPy gave it, arrays and NumPy scalars alike,
 # and NumPy's floats are ``float64``: such a tensor meets a ``float32`` model with
-# :ref:`errors-expected-scalar-type`. Pass ``dtype=`` or call ``.float()`` where the
+# :ref:`errors-mat1-mat2-dtype`. Pass ``dtype=`` or call ``.float()`` where the
 # data enters.
 import numpy as np
 import torch
