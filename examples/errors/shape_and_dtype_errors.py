@@ -528,11 +528,12 @@ print("vmap out of place:  ", vmap(lambda row: torch.ones(3) * row)(torch.ones(4
 # --------------------------------------
 # The operation has no kernel for this dtype on this device; the quoted name is the
 # kernel, and the dtype is the one it lacks (``Half``, ``BFloat16``, ``Long``, ``Int``,
-# ``Bool``). Common cases: drawing from a continuous distribution into an integer tensor,
-# ``softmax`` of integers, and on the CPU the linear algebra and FFTs of ``float16`` and
-# ``bfloat16``. Which operations lack which dtypes changes between releases: the matrix
-# product of ``float16`` tensors on the CPU, the "addmm_impl_cpu\_" of older messages,
-# runs in this build, as the last line shows.
+# ``Bool``). Common cases: drawing from a continuous distribution into an integer
+# tensor, ``softmax`` of integers, and on the CPU the linear algebra of ``float16`` and
+# ``bfloat16`` (their FFTs fail too, with "Unsupported dtype Half" and the like). Which
+# operations lack which dtypes changes between releases: the matrix product of
+# ``float16`` tensors on the CPU, the "addmm_impl_cpu\_" of older messages, runs in this
+# build, as the last line shows.
 import torch
 
 attempts = {
