@@ -30,6 +30,7 @@ resume exactly                     :entry:`torch.save({..., "rng": ...}, path) <
 find where the loss turns NaN      :entry:`register_forward_hook(check_finite) <basics-nan-loss>`, ``torch.isfinite(loss)``
 unused embedding rows kept still   :entry:`nn.Embedding(n, d, sparse=True) <basics-zero-grad-moves>` with ``SparseAdam``
 what slows training down           :entry:`profile(schedule=schedule(wait=1, warmup=1, active=4)) <basics-profile-training>`
+a loss that will not go down       :entry:`overfit_one_batch(model) <basics-overfit-one-batch>` first: it must reach about 0
 =================================  ==================================================
 """
 
@@ -578,3 +579,46 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+# %%
+# .. _basics-overfit-one-batch:
+#
+# The loss will not go down: overfit one batch first
+# --------------------------------------------------
+# Before looking at the data, check that the model, the loss and the optimizer can learn
+# at all: train for a few hundred steps on one fixed batch, which a working setup learns
+# by heart, so its loss falls to about zero. If it stays up, the bug is in that wiring,
+# not in the data. Below, the same model and batch with the usual mistakes:
+# probabilities (a softmax) passed to ``cross_entropy``, which wants logits, stall; for
+# plain SGD, a learning rate too small crawls and one too large ends in ``nan``, while
+# the one between fits. Once one batch fits, a loss that stays high on the full data
+# points at the data (labels that do not match their inputs, features of very different
+# scales) or at a model too small.
+import torch
+from torch import nn
+
+
+def overfit_one_batch(model: nn.Module, lr: float = 0.01, optimizer_class=torch.optim.Adam) -> str:
+    """Train on one fixed batch for 200 steps; return the first and the last loss."""
+    torch.manual_seed(0)
+    x, y = torch.randn(16, 8), torch.randint(0, 4, (16,))
+    optimizer = optimizer_class(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(200):
+        loss = nn.functional.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return f"loss {losses[0]:.3f} -> {losses[-1]:.3f}"
+
+
+def mlp(*tail: nn.Module) -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 64), nn.ReLU(), nn.Linear(64, 4), *tail)
+
+
+print("logits into cross_entropy:  ", overfit_one_batch(mlp()))
+print("softmax, then cross_entropy:", overfit_one_batch(mlp(nn.Softmax(dim=1))))
+for lr in (0.01, 1.0, 50.0):
+    print(f"SGD, lr={lr}:".ljust(28), overfit_one_batch(mlp(), lr, torch.optim.SGD))
