@@ -25,6 +25,7 @@ sequence layers                :entry:`nn.LSTM(..., batch_first=True) <basics-re
 regression losses              :entry:`nn.MSELoss() <basics-regression-losses>`, ``nn.L1Loss``
 classification losses          :entry:`nn.CrossEntropyLoss() <basics-classification-losses>` (logits), ``nn.NLLLoss`` (log-probs)
 binary losses                  :entry:`nn.BCEWithLogitsLoss() <basics-classification-losses>` (logits), ``nn.BCELoss`` (probabilities)
+a loss of your own             :entry:`def my_loss(logits, target): <basics-custom-loss>` of tensor operations, then ``.mean()``
 =============================  ==================================================
 """
 
@@ -288,3 +289,44 @@ print("LayerNorm: each sample standardised over its features:", standardised(l, 
 print("sample 0 with a different batch beside it:")
 print("  BatchNorm output changes:", not torch.allclose(batch_norm(x[:4])[0], b[0]))
 print("  LayerNorm output changes:", not torch.allclose(layer_norm(x[:4])[0], l[0]))
+
+# %%
+# .. _basics-custom-loss:
+#
+# A loss of your own: a function of tensor operations
+# ---------------------------------------------------
+# A loss is any function that turns the model's output and the target into one number
+# through tensor operations: autograd differentiates it like the model, so no backward
+# needs writing. End with a reduction (``mean``, ``sum``) so that ``backward()`` gets a
+# scalar, and stay with torch operations all the way: ``.item()``, ``.numpy()`` or
+# ``torch.tensor(...)`` on the way cut the graph (:ref:`errors-no-grad-fn`). Check it
+# against a built-in loss where the two should agree; wrap it in an ``nn.Module`` when it
+# holds settings or weights of its own. Here a focal loss, which weighs down the samples
+# the model already gets right, and with ``gamma=0`` is plain cross-entropy.
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def focal_loss(logits: torch.Tensor, target: torch.Tensor, gamma: float = 2.0) -> torch.Tensor:
+    log_p = F.log_softmax(logits, dim=1).gather(1, target[:, None]).squeeze(1)
+    return (-((1 - log_p.exp()) ** gamma) * log_p).mean()
+
+
+class FocalLoss(nn.Module):
+    def __init__(self, gamma: float = 2.0) -> None:
+        super().__init__()
+        self.gamma = gamma
+
+    def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return focal_loss(logits, target, self.gamma)
+
+
+torch.manual_seed(0)
+logits = torch.randn(4, 3, requires_grad=True)
+target = torch.tensor([0, 2, 1, 0])
+loss = FocalLoss(gamma=2.0)(logits, target)
+loss.backward()
+print("focal loss:", round(loss.item(), 4), "| gradient of the logits:", tuple(logits.grad.shape))
+same = torch.allclose(focal_loss(logits, target, gamma=0.0), F.cross_entropy(logits, target))
+print("gamma=0 equals F.cross_entropy:", same)
