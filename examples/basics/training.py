@@ -20,6 +20,7 @@ a whole loop with validation  :entry:`for batch_x, batch_y in train_loader: <bas
 training or evaluation mode   :entry:`model.train() <basics-train-eval>`, ``model.eval()``, ``model.training``
 a big batch in small pieces   :entry:`(loss / k).backward() <basics-grad-accumulation>` k times, then one ``step``
 bounded gradients             :entry:`nn.utils.clip_grad_norm_ <basics-grad-clipping>`, ``nn.utils.clip_grad_value_``
+predictions from a model      :entry:`model(x.unsqueeze(0)).argmax(1) <basics-predict>` in ``eval()`` and ``inference_mode``
 ============================  ==================================================
 """
 
@@ -271,3 +272,31 @@ print(f"clip_grad_norm_: total norm {norm_before.item():.1f} -> {norm_after.item
 model.weight.grad = torch.tensor([[-3.0, 0.2, 5.0, -0.1, 1.0, 0.0, 2.0, -0.5, 0.3, 4.0]])
 nn.utils.clip_grad_value_(model.parameters(), clip_value=1.0)
 print("clip_grad_value_(1.0):", model.weight.grad)
+
+# %%
+# .. _basics-predict:
+#
+# Predict with a trained model: eval(), inference_mode, a batch of one
+# --------------------------------------------------------------------
+# Switch to ``model.eval()`` (dropout off, stored normalisation statistics), run under
+# ``torch.inference_mode()`` (no graph is kept), and give the model a batch even for one
+# sample: layers take the first dimension as the batch, so ``x.unsqueeze(0)`` adds it.
+# A classifier returns logits: ``softmax`` turns them into probabilities, ``argmax``
+# picks the class, and comparing with the labels counts the correct ones.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+# stands in for your trained model
+model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.2), nn.Linear(16, 3))
+model.eval()
+with torch.inference_mode():
+    sample = torch.randn(4)  # one sample: 4 features, no batch dimension
+    logits = model(sample.unsqueeze(0))  # shape (1, 3): a batch of one
+    probabilities = logits.softmax(dim=1)
+    print("class:", logits.argmax(dim=1).item(), "| probabilities:", probabilities.squeeze(0))
+
+    inputs, labels = torch.randn(10, 4), torch.randint(0, 3, (10,))
+    predicted = model(inputs).argmax(dim=1)
+    correct = (predicted == labels).sum().item()
+    print(f"correct: {correct} of {len(labels)} | accuracy: {correct / len(labels):.0%}")
