@@ -21,6 +21,7 @@ tracking chosen by a flag      :entry:`with torch.set_grad_enabled(flag): <basic
 to edit weights in place       :entry:`with torch.no_grad(): <basics-inplace-autograd>`, then edit
 no NaN gradient from where     :entry:`torch.where(x > 0, x, 1).sqrt() <basics-nan-gradients>` inside the ``where``
 a copy, with or without graph  :entry:`x.clone() <basics-copies>`, ``x.detach().clone()``, ``copy.deepcopy(model)``
+the gradient of an input       :entry:`torch.autograd.grad(out, x) <basics-input-gradient>` with ``x.requires_grad_()``
 =============================  ==================================================
 """
 
@@ -230,3 +231,25 @@ try:
     copy.deepcopy(y)
 except RuntimeError as err:
     print(f"deepcopy(y): {type(err).__name__}: {str(err).split('.')[0]}")
+
+# %%
+# .. _basics-input-gradient:
+#
+# The gradient with respect to the input, not the weights
+# -------------------------------------------------------
+# To see how an output depends on each input value (a saliency map, an adversarial
+# step), make the input a tensor that requires grad and differentiate the output with
+# respect to it. ``torch.autograd.grad`` returns that gradient without writing into any
+# ``.grad``, so the model's parameters are left as they were; ``backward()`` would fill
+# ``x.grad`` and every parameter's ``.grad`` as well. Put the model in ``eval()`` first
+# when it has dropout or batch normalisation.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2)).eval()
+x = torch.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+score = model(x)[0, 1]  # the output to explain: class 1's logit
+(gradient,) = torch.autograd.grad(score, x)
+print("d score / d x:", gradient)
+print("parameters' .grad untouched:", all(p.grad is None for p in model.parameters()))
