@@ -25,7 +25,7 @@ sequence layers                :entry:`nn.LSTM(..., batch_first=True) <basics-re
 regression losses              :entry:`nn.MSELoss() <basics-regression-losses>`, ``nn.L1Loss``
 classification losses          :entry:`nn.CrossEntropyLoss() <basics-classification-losses>` (logits), ``nn.NLLLoss`` (log-probs)
 binary losses                  :entry:`nn.BCEWithLogitsLoss() <basics-classification-losses>` (logits), ``nn.BCELoss`` (probabilities)
-a loss of your own             :entry:`def my_loss(logits, target): <basics-custom-loss>` of tensor operations, then ``.mean()``
+a custom loss                  :entry:`def my_loss(logits, target): <basics-custom-loss>` of tensor operations, then ``.mean()``
 =============================  ==================================================
 """
 
@@ -293,8 +293,8 @@ print("  LayerNorm output changes:", not torch.allclose(layer_norm(x[:4])[0], l[
 # %%
 # .. _basics-custom-loss:
 #
-# A loss of your own: a function of tensor operations
-# ---------------------------------------------------
+# A custom loss: your own function of tensor operations
+# -----------------------------------------------------
 # A loss is any function that turns the model's output and the target into one number
 # through tensor operations: autograd differentiates it like the model, so no backward
 # needs writing. End with a reduction (``mean``, ``sum``) so that ``backward()`` gets a
