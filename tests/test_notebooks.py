@@ -19,6 +19,7 @@ pytestmark = pytest.mark.site
 EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*/*.py") if p.name != "__init__.py")
 # What a page imports beyond torch and the helper package, and its notebook installs.
 OPTIONAL = {
+    "errors/compile_and_export_errors": ("onnx>=", "onnxscript>=", "onnxruntime>="),
     "pytorch2/deployment": ("onnx>=", "onnxscript>=", "onnxruntime>="),
     "pytorch2/quantization_torchao": ("torchao>=",),
     "reference_tensors/quantization": ("torchao>=",),  # checks whether torchao imports

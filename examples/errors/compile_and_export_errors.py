@@ -18,7 +18,7 @@ Unsupported: Data-dependent branching         :entry:`torch.where(x.sum() > 0, x
 Attempted to call function marked as skipped  :entry:`f(x, torch.tensor(time.time())) <errors-call-skipped>`: call it outside
 Could not guard on data-dependent expression  :entry:`torch.cond(pred, true_fn, false_fn, (x,)) <errors-export-data-dependent>`
 No working C++ compiler found                 :entry:`CXX=g++ <errors-no-cxx-compiler>`, ``backend="aot_eager"`` meanwhile
-Exporting the operator \'aten::…\' to ONNX    :entry:`x.sort(-1).values[..., k] <errors-onnx-operator>`, ``custom_translation_table=``
+No ONNX function found for <OpOverload(…)>    :entry:`x.sort(-1).values[..., k] <errors-onnx-operator>`, ``custom_translation_table=``
 ============================================  ==========================================================
 """
 
@@ -311,13 +311,15 @@ print('backend="aot_eager":', fallback(torch.ones(8)))
 # %%
 # .. _errors-onnx-operator:
 #
-# Exporting the operator \'aten::…\' to ONNX opset version … is not supported
-# ---------------------------------------------------------------------------
-# The model uses an operator that the exporter cannot write as ONNX. That heading is the
-# TorchScript-based exporter's wording, the default before 2.9 and ``dynamo=False`` since;
-# the exporter based on ``torch.export``, the default in this build, fails at its third
-# step and names the operator in its summary, "No ONNX function found for …", as below
-# for ``median``. A newer opset helps only when that opset added the operator.
+# No ONNX function found for <OpOverload(op=\'aten.…\', overload=\'…\')>
+# ----------------------------------------------------------------------
+# The model uses an operator that the exporter cannot write as ONNX. The exporter based
+# on ``torch.export``, the default since 2.9, fails at its third step, "Failed to convert
+# the exported program to an ONNX model", and names the operator in its summary, as below
+# for ``median``. The TorchScript-based exporter (the default before, ``dynamo=False``
+# now) says of the same model "Exporting the operator \'aten::median\' to ONNX opset
+# version … is not supported" (``UnsupportedOperatorError``). A newer opset helps only
+# when that opset added the operator.
 import importlib.util
 import re
 
