@@ -506,12 +506,12 @@ print(f"SparseAdam, sparse=True:      row 3 moved {drift_of_unused_row(True):.4f
 
 weight = nn.Parameter(torch.ones(2))
 optimizer = torch.optim.AdamW([weight], lr=0.1, weight_decay=0.1)
-weight.grad = torch.zeros(2)
-optimizer.step()
-print("AdamW, zero gradient:        ", [round(v, 4) for v in weight.tolist()])
-weight.grad = None
-optimizer.step()
-print("AdamW, gradient None:        ", [round(v, 4) for v in weight.tolist()])
+for grad, name in ((torch.zeros(2), "zero"), (None, "None")):
+    before = [round(v, 4) for v in weight.tolist()]
+    weight.grad = grad
+    optimizer.step()
+    after = [round(v, 4) for v in weight.tolist()]
+    print(f"AdamW, gradient {name}:".ljust(29), before, "->", after)
 
 # %%
 # .. _basics-profile-training:
@@ -568,12 +568,13 @@ def main() -> None:
         events = profile_training(workers)
         if workers == 0:
             print(events.table(sort_by="cpu_time_total", row_limit=5, max_name_column_width=44))
-        step = sum(e.cpu_time_total for e in events if e.key.startswith("ProfilerStep"))
-        data = sum(e.cpu_time_total for e in events if e.key.startswith("enumerate(DataLoader)"))
-        steps = sum(e.count for e in events if e.key.startswith("ProfilerStep"))
+        # microseconds over the profiled steps, per step
+        count = sum(e.count for e in events if e.key.startswith("ProfilerStep"))
+        total = sum(e.cpu_time_total for e in events if e.key.startswith("ProfilerStep"))
+        waiting = sum(e.cpu_time_total for e in events if e.key.startswith("enumerate(DataLoader)"))
         print(
-            f"num_workers={workers}: a step takes {step / steps / 1000:.1f} ms,"
-            f" {data / steps / 1000:.1f} ms of it waiting for data"
+            f"num_workers={workers}: a step takes {total / count / 1000:.1f} ms,"
+            f" {waiting / count / 1000:.1f} ms of it waiting for data"
         )
 
 
