@@ -219,6 +219,29 @@ def test_a_query_in_american_spelling_or_a_plural_finds_what_the_pages_spelling_
 
 @pytest.mark.site
 @pytest.mark.browser
+def test_a_query_that_names_a_direction_finds_the_entry_that_goes_that_way(page, base_url):
+    # The two entries share their words (NumPy, tensor, array, convert); only the
+    # direction the query names tells them apart, whichever marker names it. Other
+    # entries may come between (an error about converting arrays, say).
+    there = BASICS + "numpy_interop.html#basics-from-numpy"
+    back = BASICS + "numpy_interop.html#basics-to-numpy"
+    queries = {
+        "How to convert a NumPy array into a PyTorch tensor?": (there, back),
+        "make a torch tensor from a numpy array": (there, back),
+        "numpy array -> tensor": (there, back),
+        "pytorch tensor to numpy array": (back, there),
+        "get a numpy array from a tensor": (back, there),
+        "tensor \u2192 numpy": (back, there),
+    }
+    found = task_search(page, base_url, list(queries))
+    for query, (wanted, opposite) in queries.items():
+        hrefs = [r["href"] for r in found[query]]
+        assert wanted in hrefs, (query, hrefs)
+        assert opposite not in hrefs[: hrefs.index(wanted)], (query, hrefs)
+
+
+@pytest.mark.site
+@pytest.mark.browser
 def test_exact_api_name_puts_its_entry_first(page, base_url):
     found = task_search(page, base_url, ["torch.nn.GELU", "torch.linalg.svd"])
     assert found["torch.nn.GELU"][0]["href"].endswith("#api-nn-gelu")
@@ -728,6 +751,37 @@ def test_the_browser_stems_every_word_as_the_build_does(browser, errors_url):
     )
     tab.close()
     assert dict(zip(words, found, strict=True)) == {w: tasksearch.stems(w) for w in words}
+
+
+# What a text names as its direction: the words before and after "to" or "into", after
+# and before "from" (stemmed; "pytorch" and "torch" stand for "tensor").
+DIRECTIONS = {
+    "how to convert a numpy array to a pytorch tensor": (["array", "convert", "numpi"], ["tensor"]),
+    "tensor from numpy": (["numpi"], ["tensor"]),
+    "From PyTorch to NumPy: .numpy() shares memory": (["tensor"], ["numpi"]),
+    "From a GPU tensor: .cpu().numpy()": (["gpu", "tensor"], []),
+    "cpu → gpu": (["cpu"], ["gpu"]),
+    "export model into onnx": (["export", "model"], ["onnx"]),
+    "how to": None,  # no word of its own on the side before "to"
+    "move between devices: .to(device)": None,  # a method named to is no marker
+    "torch.from_numpy and torch.as_tensor": None,  # nor a name's part
+    "copy from cpu to cpu": None,  # the same word on both sides
+    "To and from a padded tensor": None,
+}
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_browser_reads_the_direction_a_text_names(browser, errors_url):
+    tab = browser.new_page()
+    tab.goto(f"{errors_url}/index.html")
+    found = tab.evaluate(
+        "async ts => { await TaskSearch.ready(); return ts.map(t => TaskSearch.direction(t)); }",
+        list(DIRECTIONS),
+    )
+    tab.close()
+    read = {t: d and (d["source"], d["target"]) for t, d in zip(DIRECTIONS, found, strict=True)}
+    assert read == DIRECTIONS
 
 
 @pytest.mark.browser

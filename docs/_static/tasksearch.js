@@ -48,6 +48,10 @@ const TaskSearch = (() => {
   const PASTED_ERRORS_WEIGHT = 8;
   const ERROR_MATCH = 20;
   const LONG_QUERY_WORDS = 12; // a query this long is pasted text, not typed words
+  // "numpy to tensor" is not "tensor to numpy": an entry whose heading (or phrase) names
+  // more the opposite of the direction a typed query names than the same loses this share
+  // of its score. Agreeing earns nothing: the words both share already scored.
+  const DIRECTION = 0.5;
   const TRACEBACK = /Traceback \(most recent call last\)/;
 
   let index = null;
@@ -133,6 +137,73 @@ const TaskSearch = (() => {
     return text.toLowerCase().split(/\s+/).filter(Boolean).slice(0, rules.max_words).join(" ");
   };
 
+  // -- Direction: what a text converts from, and to ------------------------------------
+
+  const MARKERS = { to: "forward", into: "forward", from: "backward" };
+  const ARROWS = /\u2192|->|=>/g;
+  const CLAUSE = /[:;,!?()[\]\n]|\.(?=\s|$)/;
+  // In a direction, the library's name stands for its tensors: "numpy to pytorch".
+  const LIBRARY = new Set(["pytorch", "torch"]);
+
+  /**
+   * The words a text puts on each side of "to", "into" or "from", within one clause (up
+   * to a colon, comma, full stop or line end), each side reaching to the next marker:
+   * "A to B" and "B from A" both read {source: A, target: B}, as does "C from A to B"
+   * (the words before "from" are then not its target), and a clause that opens "From A"
+   * names its source alone. Only a word of its own is a marker (not the "to" of
+   * ``.to()``, nor the "from" of ``from_numpy``), and a side without a word that is not
+   * a stop word makes no direction, which leaves out the "to" of "how to". Null when the
+   * text names none.
+   */
+  const directionOf = (text) => {
+    const source = new Set();
+    const target = new Set();
+    for (const clause of text.toLowerCase().replace(ARROWS, " to ").split(CLAUSE)) {
+      const sides = [[]];
+      const markers = [];
+      for (const [token] of clause.matchAll(TOKEN)) {
+        if (Object.prototype.hasOwnProperty.call(MARKERS, token)) {
+          markers.push(MARKERS[token]);
+          sides.push([]);
+          continue;
+        }
+        for (const w of words(token))
+          if (LIBRARY.has(w.word)) sides[sides.length - 1].push(stem("tensor"));
+          else if (!w.stop) sides[sides.length - 1].push(w.stem);
+      }
+      markers.forEach((kind, k) => {
+        const [before, after] = [sides[k], sides[k + 1]];
+        if (!after.length || (!before.length && (kind === "forward" || k > 0))) return;
+        const [from, to] = kind === "forward" ? [before, after] : [after, before];
+        from.forEach((w) => source.add(w));
+        // "copy from A to B": the "to" names the target, not the verb before "from".
+        if (kind === "forward" || markers[k + 1] !== "forward")
+          to.forEach((w) => target.add(w));
+      });
+    }
+    for (const w of [...source]) {
+      if (!target.has(w)) continue;
+      source.delete(w); // a word on both sides says nothing of the direction
+      target.delete(w);
+    }
+    return source.size || target.size ? { source, target } : null;
+  };
+
+  /** Whether an entry's direction is more the opposite of the query's than the same. */
+  const opposite = (query, entry) => {
+    let agree = 0;
+    let oppose = 0;
+    for (const w of query.source) {
+      agree += entry.source.has(w);
+      oppose += entry.target.has(w);
+    }
+    for (const w of query.target) {
+      agree += entry.target.has(w);
+      oppose += entry.source.has(w);
+    }
+    return oppose > agree;
+  };
+
   // -- The index ----------------------------------------------------------------------
 
   // A field's number in an entry's fields.
@@ -174,6 +245,9 @@ const TaskSearch = (() => {
     const printed = row[5 + fieldNames.length];
     const messages = printed ? printed.split("\n") : [];
     lists.errors = messages.flatMap((m) => stems(m));
+    const read = messages.map(printedMessage);
+    // A heading that quotes the entry's own error message names no direction.
+    const quotes = read.some((m) => lists.title.every((w) => m.words.has(w)));
     return {
       page,
       anchor,
@@ -183,7 +257,12 @@ const TaskSearch = (() => {
       phraseNames: new Set(phraseNames ? phraseNames.split("\n") : []),
       fields: FIELD_NAMES.map((name) => fieldOf(name, lists[name])),
       lengths: FIELD_NAMES.map((name) => lists[name].length),
-      messages: messages.map(printedMessage),
+      messages: read,
+      // What the heading names, and with the terms file's phrases (also what readers type).
+      direction: quotes ? null : directionOf(title),
+      phrasesDirection: directionOf(
+        [quotes ? "" : title, ...(phraseNames || "").split("\n")].join("\n"),
+      ),
     };
   };
 
@@ -300,6 +379,7 @@ const TaskSearch = (() => {
       pasted,
       units: units(list),
       message: { pairs: pairs(normalised), words: new Set(normalised) },
+      direction: pasted ? null : directionOf(query),
       // The word still being typed, when the query does not end in a space.
       typing: !pasted && !/\s$/.test(query) && last && !last.stop ? last : null,
       exact: query.toLowerCase().replace(/[`"']/g, "").replace(/\(\)$/, "").trim(),
@@ -432,6 +512,8 @@ const TaskSearch = (() => {
     if (q.pasted) total += ERROR_MATCH * errorMatch(s, q.message);
     else if (q.units.length) total *= (matched / q.units.length) ** COVERAGE_POWER;
     if (!total) return 0;
+    const direction = q.phrases ? s.phrasesDirection : s.direction;
+    if (q.direction && direction && opposite(q.direction, direction)) total *= 1 - DIRECTION;
     // An exact API name or phrase puts its entry first.
     const names = q.phrases ? [s.name, ...s.phraseNames] : [s.name];
     if (names.includes(q.exact)) total += 1000;
@@ -569,5 +651,11 @@ const TaskSearch = (() => {
     if (sphinxResults) showOnSearchPage(sphinxResults);
   });
 
-  return { load, search, rank, ready, normaliseError, stems };
+  /** A text's direction as plain lists, for tests: {source, target} or null. */
+  const direction = (text) => {
+    const found = directionOf(text);
+    return found && { source: [...found.source].sort(), target: [...found.target].sort() };
+  };
+
+  return { load, search, rank, ready, normaliseError, stems, direction };
 })();
