@@ -762,6 +762,8 @@ DIRECTIONS = {
     "From a GPU tensor: .cpu().numpy()": (["gpu", "tensor"], []),
     "cpu → gpu": (["cpu"], ["gpu"]),
     "export model into onnx": (["export", "model"], ["onnx"]),
+    "PyTorch - how to convert array to tensor": (["array", "convert"], ["tensor"]),
+    "I want to move my model to the gpu": (["model", "move"], ["gpu"]),  # "want to" is no marker
     "how to": None,  # no word of its own on the side before "to"
     "move between devices: .to(device)": None,  # a method named to is no marker
     "torch.from_numpy and torch.as_tensor": None,  # nor a name's part

@@ -141,19 +141,25 @@ const TaskSearch = (() => {
 
   const MARKERS = { to: "forward", into: "forward", from: "backward" };
   const ARROWS = /\u2192|->|=>/g;
-  const CLAUSE = /[:;,!?()[\]\n]|\.(?=\s|$)/;
+  const CLAUSE = /[:;,!?()[\]\n\u2013\u2014]|\.(?=\s|$)|\s-\s/;
+  // After these words "to" starts a verb, not a target: "how to", "want to", "fails to".
+  const INFINITIVE = new Set(
+    ("how what when where which whether want wants wanted need needs way ways try tries " +
+      "trying tried able unable going have has had used order fail fails failed like " +
+      "seem seems ought").split(" "),
+  );
   // In a direction, the library's name stands for its tensors: "numpy to pytorch".
   const LIBRARY = new Set(["pytorch", "torch"]);
 
   /**
    * The words a text puts on each side of "to", "into" or "from", within one clause (up
-   * to a colon, comma, full stop or line end), each side reaching to the next marker:
+   * to a colon, comma, dash, full stop or line end), each side reaching to the next marker:
    * "A to B" and "B from A" both read {source: A, target: B}, as does "C from A to B"
    * (the words before "from" are then not its target), and a clause that opens "From A"
    * names its source alone. Only a word of its own is a marker (not the "to" of
    * ``.to()``, nor the "from" of ``from_numpy``), and a side without a word that is not
-   * a stop word makes no direction, which leaves out the "to" of "how to". Null when the
-   * text names none.
+   * a stop word makes no direction; nor does the "to" of "how to". Null when the text
+   * names none.
    */
   const directionOf = (text) => {
     const source = new Set();
@@ -161,8 +167,11 @@ const TaskSearch = (() => {
     for (const clause of text.toLowerCase().replace(ARROWS, " to ").split(CLAUSE)) {
       const sides = [[]];
       const markers = [];
+      let previous = "";
       for (const [token] of clause.matchAll(TOKEN)) {
-        if (Object.prototype.hasOwnProperty.call(MARKERS, token)) {
+        const infinitive = token === "to" && INFINITIVE.has(previous);
+        previous = token;
+        if (Object.prototype.hasOwnProperty.call(MARKERS, token) && !infinitive) {
           markers.push(MARKERS[token]);
           sides.push([]);
           continue;
