@@ -726,31 +726,31 @@ def errors_url(errors_site: Path) -> Iterator[str]:
     thread.join()
 
 
+def in_the_browser(browser, url: str, function: str, inputs: list[str]) -> dict[str, object]:
+    """What ``TaskSearch.<function>`` returns in Chromium for each input, once its index loaded."""
+    tab = browser.new_page()
+    tab.goto(f"{url}/index.html")
+    found = tab.evaluate(
+        f"async xs => {{ await TaskSearch.ready(); return xs.map(x => TaskSearch.{function}(x)); }}",
+        inputs,
+    )
+    tab.close()
+    return dict(zip(inputs, found, strict=True))
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_browser_normalises_a_message_as_the_build_does(browser, errors_url):
-    tab = browser.new_page()
-    tab.goto(f"{errors_url}/index.html")
-    found = tab.evaluate(
-        "async ms => { await TaskSearch.ready();"
-        " return ms.map(m => TaskSearch.normaliseError(m)); }",
-        list(NORMALISED),
-    )
-    tab.close()
-    assert dict(zip(NORMALISED, found, strict=True)) == NORMALISED
+    found = in_the_browser(browser, errors_url, "normaliseError", list(NORMALISED))
+    assert found == NORMALISED
 
 
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_browser_stems_every_word_as_the_build_does(browser, errors_url):
     words = sorted({w for pair in ONE_WORD + TWO_WORDS for w in pair} | {"normalises", "noise"})
-    tab = browser.new_page()
-    tab.goto(f"{errors_url}/index.html")
-    found = tab.evaluate(
-        "async ws => { await TaskSearch.ready(); return ws.map(w => TaskSearch.stems(w)); }", words
-    )
-    tab.close()
-    assert dict(zip(words, found, strict=True)) == {w: tasksearch.stems(w) for w in words}
+    found = in_the_browser(browser, errors_url, "stems", words)
+    assert found == {w: tasksearch.stems(w) for w in words}
 
 
 # What a text names as its direction: the words before and after "to" or "into", after
@@ -775,14 +775,8 @@ DIRECTIONS = {
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_browser_reads_the_direction_a_text_names(browser, errors_url):
-    tab = browser.new_page()
-    tab.goto(f"{errors_url}/index.html")
-    found = tab.evaluate(
-        "async ts => { await TaskSearch.ready(); return ts.map(t => TaskSearch.direction(t)); }",
-        list(DIRECTIONS),
-    )
-    tab.close()
-    read = {t: d and (d["source"], d["target"]) for t, d in zip(DIRECTIONS, found, strict=True)}
+    found = in_the_browser(browser, errors_url, "direction", list(DIRECTIONS))
+    read = {t: d and (d["source"], d["target"]) for t, d in found.items()}
     assert read == DIRECTIONS
 
 
