@@ -250,6 +250,23 @@ def test_exact_api_name_puts_its_entry_first(page, base_url):
 
 @pytest.mark.site
 @pytest.mark.browser
+def test_an_api_a_sentence_writes_as_code_comes_first(page, base_url):
+    # Each query shares its other words with an entry about something else: a DTensor
+    # linspace, the functional embedding, the recurrent layers together, contiguity in
+    # general. The name written as code says which API the reader means.
+    queries = {
+        "is torch.linspace endpoint inclusive": "#api-torch-linspace",
+        "nn.Embedding with a padding index": "#api-nn-embedding",
+        "GRU hidden state shape": "#api-nn-gru",
+        "what does Tensor.contiguous() do": "#api-torch-tensor-contiguous",
+    }
+    found = task_search(page, base_url, list(queries))
+    firsts = {q: found[q][0]["href"].split("/")[-1].partition("#")[2] for q in queries}
+    assert firsts == {q: anchor[1:] for q, anchor in queries.items()}
+
+
+@pytest.mark.site
+@pytest.mark.browser
 def test_a_word_being_typed_counts_as_much_for_a_common_completion_as_for_a_rare_one(
     page, base_url
 ):
@@ -778,6 +795,28 @@ def test_the_browser_reads_the_direction_a_text_names(browser, errors_url):
     found = in_the_browser(browser, errors_url, "direction", list(DIRECTIONS))
     read = {t: d and (d["source"], d["target"]) for t, d in found.items()}
     assert read == DIRECTIONS
+
+
+# The API names a text writes as code: dotted, snake_case or called, compared in lower
+# case (F is torch.nn.functional, a trailing _ the in-place form), or marked only by
+# capitals, compared as spelt. Plain words, and the library's own name, are none.
+CODE_NAMES = {
+    "Negative indexing for nn.Embedding inputs": ["nn.embedding"],
+    "what does Tensor.contiguous() do": ["tensor.contiguous"],
+    "pos_weight in BCEWithLogitsLoss": ["pos_weight", "BCEWithLogitsLoss"],
+    "F.embedding or nn.Embedding?": ["functional.embedding", "nn.embedding"],
+    "index_add_() with repeated indices": ["index_add"],
+    "LSTM output with batch_first": ["LSTM", "batch_first"],
+    "How to Convert NumPy Array to PyTorch Tensor": ["NumPy"],
+    "the gather function, in layman terms": [],
+    "torch.compile.": ["torch.compile"],
+}
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_browser_reads_the_api_names_a_text_writes_as_code(browser, errors_url):
+    assert in_the_browser(browser, errors_url, "codeNames", list(CODE_NAMES)) == CODE_NAMES
 
 
 @pytest.mark.browser

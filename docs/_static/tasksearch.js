@@ -52,6 +52,11 @@ const TaskSearch = (() => {
   // more the opposite of the direction a typed query names than the same loses this share
   // of its score. Agreeing earns nothing: the words both share already scored.
   const DIRECTION = 0.5;
+  // "Negative indexing for nn.Embedding inputs": a query that writes an API's name as
+  // code (dotted, snake_case, called, or spelt in the API's own capitals) is about that
+  // API. Its entry gains this share of its score; an entry whose name ends in the same
+  // part under another prefix ("x.view" for torch.Tensor.view) gains half of it.
+  const NAMED = 0.5;
   const TRACEBACK = /Traceback \(most recent call last\)/;
 
   let index = null;
@@ -198,6 +203,56 @@ const TaskSearch = (() => {
     return source.size || target.size ? { source, target } : null;
   };
 
+  // -- Names written as code: what API a text is about ----------------------------------
+
+  // The prefixes readers write for a module they imported under a short name.
+  const ALIASES = { f: "functional" };
+
+  /** An API heading's dotted parts ("torch.nn.Embedding"), or null for any other heading. */
+  const apiParts = (title) => {
+    const name = title.replace(/\(\)$/, "");
+    if (!/^[A-Za-z_][\w.]*$/.test(name) || !name.includes(".")) return null;
+    return name.split(".").map((p) => p.replace(/_$/, ""));
+  };
+
+  /**
+   * The names a text writes as code, each {parts, cased}: a dotted name (nn.Embedding,
+   * ``x.view``), a snake_case one (pos_weight), a call (contiguous()), or a name that only
+   * its capitals mark as one (BCEWithLogitsLoss, LSTM), which must then match the API's
+   * spelling exactly: "NumPy" is not ``Tensor.numpy``. The library's own name is none.
+   */
+  const codeNamesOf = (text) => {
+    const out = [];
+    for (const [token, call] of text.matchAll(/[A-Za-z_][\w.]*\w(\(\))?/g)) {
+      const name = token.replace(/\(\)$/, "").replace(/_$/, ""); // add_ is add, in place
+      const written = /\w\.\w/.test(name) || name.includes("_") || Boolean(call);
+      const capitals = /[a-z][A-Z]|[A-Z]{2}[a-z]|^[A-Z]{3,}\d*$/.test(name);
+      if ((!written && !capitals) || LIBRARY.has(name.toLowerCase())) continue;
+      const parts = name.split(".").filter(Boolean);
+      out.push({
+        parts: written ? parts.map((p) => p.toLowerCase()).map((p) => ALIASES[p] || p) : parts,
+        cased: !written,
+      });
+    }
+    return out;
+  };
+
+  /**
+   * How much an entry is the API a query names: 1 when its dotted name ends in the parts
+   * the query wrote, 1/2 when only the last part is the same, 0 when none is.
+   */
+  const named = (s, q) => {
+    if (!s.api) return 0;
+    let best = 0;
+    for (const { parts, cased } of q.codeNames) {
+      const api = cased ? s.api : s.api.map((p) => p.toLowerCase());
+      const tail = api.slice(-parts.length);
+      if (tail.length === parts.length && tail.every((p, i) => p === parts[i])) return 1;
+      if (api[api.length - 1] === parts[parts.length - 1]) best = 1 / 2;
+    }
+    return best;
+  };
+
   /** Whether an entry's direction is more the opposite of the query's than the same. */
   const opposite = (query, entry) => {
     let agree = 0;
@@ -263,6 +318,7 @@ const TaskSearch = (() => {
       title,
       snippet,
       name: title.toLowerCase(),
+      api: apiParts(title),
       phraseNames: new Set(phraseNames ? phraseNames.split("\n") : []),
       fields: FIELD_NAMES.map((name) => fieldOf(name, lists[name])),
       lengths: FIELD_NAMES.map((name) => lists[name].length),
@@ -381,7 +437,8 @@ const TaskSearch = (() => {
     const message = index.errors.marker1.test(query) || TRACEBACK.test(query);
     const pasted =
       message || query.split(/\s+/).filter(Boolean).length >= LONG_QUERY_WORDS;
-    const list = words(message ? messageOf(query) : query);
+    const text = message ? messageOf(query) : query;
+    const list = words(text);
     const normalised = pasted ? words(normaliseError(query)).map((w) => w.stem) : [];
     const last = list[list.length - 1];
     return {
@@ -389,6 +446,7 @@ const TaskSearch = (() => {
       units: units(list),
       message: { pairs: pairs(normalised), words: new Set(normalised) },
       direction: pasted ? null : directionOf(query),
+      codeNames: codeNamesOf(text),
       // The word still being typed, when the query does not end in a space.
       typing: !pasted && !/\s$/.test(query) && last && !last.stop ? last : null,
       exact: query.toLowerCase().replace(/[`"']/g, "").replace(/\(\)$/, "").trim(),
@@ -523,6 +581,7 @@ const TaskSearch = (() => {
     if (!total) return 0;
     const direction = q.phrases ? s.phrasesDirection : s.direction;
     if (q.direction && direction && opposite(q.direction, direction)) total *= 1 - DIRECTION;
+    total *= 1 + NAMED * named(s, q);
     // An exact API name or phrase puts its entry first.
     const names = q.phrases ? [s.name, ...s.phraseNames] : [s.name];
     if (names.includes(q.exact)) total += 1000;
@@ -666,5 +725,8 @@ const TaskSearch = (() => {
     return found && { source: [...found.source].sort(), target: [...found.target].sort() };
   };
 
-  return { load, search, rank, ready, normaliseError, stems, direction };
+  /** The API names a text writes as code, as dotted strings, for tests. */
+  const codeNames = (text) => codeNamesOf(text).map(({ parts }) => parts.join("."));
+
+  return { load, search, rank, ready, normaliseError, stems, direction, codeNames };
 })();
