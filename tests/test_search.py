@@ -143,6 +143,9 @@ QUERIES: dict[str, str | tuple[str, str]] = {
     "invert a matrix": TENSORS + "linalg_fft.html#api-torch-linalg-inv",
     "random permutation of indices": TENSORS + "random_sampling.html#api-torch-randperm",
     "convert tensor to python list": TENSORS + "creation.html#api-torch-tensor-tolist",
+    # "cost function" is a loss (a synonym group); "compile cost" is not.
+    "which cost function for regression": BASICS
+    + "nn_building_blocks.html#basics-regression-losses",
 }
 
 TOP1_TARGET = 0.80
