@@ -222,6 +222,22 @@ def test_a_query_in_american_spelling_or_a_plural_finds_what_the_pages_spelling_
 
 @pytest.mark.site
 @pytest.mark.browser
+def test_a_typo_in_the_word_that_matters_finds_what_the_word_finds(page, base_url):
+    # A letter missing, added, changed or swapped with its neighbour: the misspelt word
+    # is in no entry, and the words one slip from it are.
+    pairs = [("quantizaton", "quantization"), ("checkpionting", "checkpointing"),
+             ("transpsoe a matrix", "transpose a matrix"),
+             ("permtue dimensions", "permute dimensions"), ("broadcastng rules", "broadcasting rules")]  # fmt: skip
+    found = task_search(page, base_url, [q for pair in pairs for q in pair])
+    firsts = {q: found[q][0]["href"] if found[q] else None for pair in pairs for q in pair}
+    assert all(firsts[right] for _, right in pairs), firsts
+    assert {typo: firsts[typo] for typo, _ in pairs} == {
+        typo: firsts[right] for typo, right in pairs
+    }
+
+
+@pytest.mark.site
+@pytest.mark.browser
 def test_a_query_that_names_a_direction_finds_the_entry_that_goes_that_way(page, base_url):
     # The two entries share their words (NumPy, tensor, array, convert); only the
     # direction the query names tells them apart, whichever marker names it. Other

@@ -57,6 +57,9 @@ const TaskSearch = (() => {
   // API. Its entry gains this share of its score; an entry whose name ends in the same
   // part under another prefix ("x.view" for torch.Tensor.view) gains half of it.
   const NAMED = 0.5;
+  // A word this long that no entry holds is read as a typo of the index's words one slip
+  // from it; shorter words have too many neighbours ("grad" and "gard").
+  const TYPO_LETTERS = 5;
   const TRACEBACK = /Traceback \(most recent call last\)/;
 
   let index = null;
@@ -345,6 +348,8 @@ const TaskSearch = (() => {
     const pageWords = data.titles.map(stems);
     index.sections = data.sections.map((row) => readSection(row, data.fields, pageWords));
     index.sections.forEach((s, i) => (s.i = i));
+    index.vocabulary = new Set();
+    for (const s of index.sections) for (const f of s.fields) for (const w of f.keys()) index.vocabulary.add(w);
     index.average = FIELD_NAMES.map((_, f) => {
       const total = index.sections.reduce((sum, s) => sum + s.lengths[f], 0);
       return total / index.sections.length || 1;
@@ -352,7 +357,7 @@ const TaskSearch = (() => {
   };
 
   /** Whether any entry holds the word, in any field. */
-  const known = (word) => index.sections.some((s) => s.fields.some((f) => occurrences(f, word)));
+  const known = (word) => index.vocabulary.has(word);
 
   /**
    * In how many entries a word occurs, counted over the describing fields, or over all
@@ -394,10 +399,47 @@ const TaskSearch = (() => {
   const joined = (a, b) =>
     a && b && !a.stop && !b.stop && known(stem(a.word + b.word));
 
+  const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+  /**
+   * Every word one typing slip from a word: a letter dropped, added or changed, or two
+   * neighbours swapped ("gradiant", "dataloder", "contigous", "transpsoe").
+   */
+  const slips = (word) => {
+    const out = new Set();
+    for (let i = 0; i <= word.length; i++) {
+      const [head, tail] = [word.slice(0, i), word.slice(i)];
+      if (tail) out.add(head + tail.slice(1));
+      if (tail.length > 1) out.add(head + tail[1] + tail[0] + tail.slice(2));
+      for (const c of LETTERS) {
+        out.add(head + c + tail);
+        if (tail) out.add(head + c + tail.slice(1));
+      }
+    }
+    out.delete(word);
+    return out;
+  };
+
+  /**
+   * For a word of TYPO_LETTERS or more that no entry holds, the index's words that a word
+   * one slip from it stems to, each counted as the reader's own word: a typo finds what
+   * the word the reader meant would have found.
+   */
+  const misspelt = (w) => {
+    if (w.stop || w.word.length < TYPO_LETTERS || known(w.stem)) return [];
+    const near = new Set();
+    for (const word of slips(w.word)) {
+      const stemmed = stem(word);
+      if (known(stemmed)) near.add(stemmed);
+    }
+    return [...near].map((v) => ({ stems: [v], weight: 1 }));
+  };
+
   /**
    * The query's words as units to match: each unit a list of alternatives {stems,
    * weight}; the reader's own words weigh 1, the other phrases of a synonym group
-   * SYNONYM_WEIGHT, and two words an entry writes as one count either way.
+   * SYNONYM_WEIGHT, two words an entry writes as one count either way, and a word no
+   * entry holds counts as any index word one typing slip from it.
    */
   const units = (list) => {
     const own = (phrase) => phrase.filter((s) => !index.stopStems.has(s));
@@ -419,7 +461,7 @@ const TaskSearch = (() => {
         ]);
         i += 2;
       } else {
-        if (!list[i].stop) out.push([{ stems: [list[i].stem], weight: 1 }]);
+        if (!list[i].stop) out.push([{ stems: [list[i].stem], weight: 1 }, ...misspelt(list[i])]);
         i += 1;
       }
     }
@@ -441,6 +483,7 @@ const TaskSearch = (() => {
     const list = words(text);
     const normalised = pasted ? words(normaliseError(query)).map((w) => w.stem) : [];
     const last = list[list.length - 1];
+    const typing = !pasted && !/\s$/.test(query) && last && !last.stop ? last : null;
     return {
       pasted,
       units: units(list),
@@ -448,7 +491,7 @@ const TaskSearch = (() => {
       direction: pasted ? null : directionOf(query),
       codeNames: codeNamesOf(text),
       // The word still being typed, when the query does not end in a space.
-      typing: !pasted && !/\s$/.test(query) && last && !last.stop ? last : null,
+      typing,
       exact: query.toLowerCase().replace(/[`"']/g, "").replace(/\(\)$/, "").trim(),
     };
   };
