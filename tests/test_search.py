@@ -805,6 +805,7 @@ DIRECTIONS = {
     "torch.from_numpy and torch.as_tensor": None,  # nor a name's part
     "copy from cpu to cpu": None,  # the same word on both sides
     "To and from a padded tensor": None,
+    "exported model's output differs from the eager output": None,  # "from" compares here
 }
 
 
@@ -829,6 +830,7 @@ CODE_NAMES = {
     "How to Convert NumPy Array to PyTorch Tensor": ["NumPy"],
     "the gather function, in layman terms": [],
     "torch.compile.": ["torch.compile"],
+    "pytorch.Tensor or pytorch.tensor": ["torch.tensor", "torch.tensor"],
 }
 
 

@@ -156,6 +156,10 @@ const TaskSearch = (() => {
       "trying tried able unable going have has had used order fail fails failed like " +
       "seem seems ought").split(" "),
   );
+  // After these words "from" compares, it names no source: "differs from numpy".
+  const COMPARING = new Set(
+    "differ differs differed differing different differently distinct apart away far".split(" "),
+  );
   // In a direction, the library's name stands for its tensors: "numpy to pytorch".
   const LIBRARY = new Set(["pytorch", "torch"]);
 
@@ -166,8 +170,8 @@ const TaskSearch = (() => {
    * (the words before "from" are then not its target), and a clause that opens "From A"
    * names its source alone. Only a word of its own is a marker (not the "to" of
    * ``.to()``, nor the "from" of ``from_numpy``), and a side without a word that is not
-   * a stop word makes no direction; nor does the "to" of "how to". Null when the text
-   * names none.
+   * a stop word makes no direction; nor does the "to" of "how to", or the "from" of
+   * "differs from". Null when the text names none.
    */
   const directionOf = (text) => {
     const source = new Set();
@@ -177,9 +181,11 @@ const TaskSearch = (() => {
       const markers = [];
       let previous = "";
       for (const [token] of clause.matchAll(TOKEN)) {
-        const infinitive = token === "to" && INFINITIVE.has(previous);
+        const verb =
+          (token === "to" && INFINITIVE.has(previous)) ||
+          (token === "from" && COMPARING.has(previous));
         previous = token;
-        if (Object.prototype.hasOwnProperty.call(MARKERS, token) && !infinitive) {
+        if (Object.prototype.hasOwnProperty.call(MARKERS, token) && !verb) {
           markers.push(MARKERS[token]);
           sides.push([]);
           continue;
@@ -209,7 +215,7 @@ const TaskSearch = (() => {
   // -- Names written as code: what API a text is about ----------------------------------
 
   // The prefixes readers write for a module they imported under a short name.
-  const ALIASES = { f: "functional" };
+  const ALIASES = { f: "functional", pytorch: "torch" };
 
   /** An API heading's dotted parts ("torch.nn.Embedding"), or null for any other heading. */
   const apiParts = (title) => {
@@ -348,8 +354,10 @@ const TaskSearch = (() => {
     const pageWords = data.titles.map(stems);
     index.sections = data.sections.map((row) => readSection(row, data.fields, pageWords));
     index.sections.forEach((s, i) => (s.i = i));
-    index.vocabulary = new Set();
-    for (const s of index.sections) for (const f of s.fields) for (const w of f.keys()) index.vocabulary.add(w);
+    // Every word any entry holds, in any field: what a query's word is looked up in.
+    index.vocabulary = new Set(
+      index.sections.flatMap((s) => s.fields.flatMap((f) => [...f.keys()])),
+    );
     index.average = FIELD_NAMES.map((_, f) => {
       const total = index.sections.reduce((sum, s) => sum + s.lengths[f], 0);
       return total / index.sections.length || 1;
