@@ -447,9 +447,10 @@ const TaskSearch = (() => {
    * The query's words as units to match: each unit a list of alternatives {stems,
    * weight}; the reader's own words weigh 1, the other phrases of a synonym group
    * SYNONYM_WEIGHT, two words an entry writes as one count either way, and a word no
-   * entry holds counts as any index word one typing slip from it.
+   * entry holds counts as any index word one typing slip from it, unless the text is a
+   * pasted error message: a slip is typed, and a message holds names no page does.
    */
-  const units = (list) => {
+  const units = (list, message = false) => {
     const own = (phrase) => phrase.filter((s) => !index.stopStems.has(s));
     const out = [];
     for (let i = 0; i < list.length; ) {
@@ -469,7 +470,8 @@ const TaskSearch = (() => {
         ]);
         i += 2;
       } else {
-        if (!list[i].stop) out.push([{ stems: [list[i].stem], weight: 1 }, ...misspelt(list[i])]);
+        const slipped = message ? [] : misspelt(list[i]);
+        if (!list[i].stop) out.push([{ stems: [list[i].stem], weight: 1 }, ...slipped]);
         i += 1;
       }
     }
@@ -494,7 +496,7 @@ const TaskSearch = (() => {
     const typing = !pasted && !/\s$/.test(query) && last && !last.stop ? last : null;
     return {
       pasted,
-      units: units(list),
+      units: units(list, message),
       message: { pairs: pairs(normalised), words: new Set(normalised) },
       direction: pasted ? null : directionOf(query),
       codeNames: codeNamesOf(text),
