@@ -821,13 +821,13 @@ def test_the_browser_reads_the_direction_a_text_names(browser, errors_url):
 # case (F is torch.nn.functional, a trailing _ the in-place form), or marked only by
 # capitals, compared as spelt. Plain words, and the library's own name, are none.
 CODE_NAMES = {
-    "Negative indexing for nn.Embedding inputs": ["nn.embedding"],
+    "negative indices into nn.Embedding": ["nn.embedding"],
     "what does Tensor.contiguous() do": ["tensor.contiguous"],
     "pos_weight in BCEWithLogitsLoss": ["pos_weight", "BCEWithLogitsLoss"],
     "F.embedding or nn.Embedding?": ["functional.embedding", "nn.embedding"],
     "index_add_() with repeated indices": ["index_add"],
     "LSTM output with batch_first": ["LSTM", "batch_first"],
-    "How to Convert NumPy Array to PyTorch Tensor": ["NumPy"],
+    "turn a NumPy array into a PyTorch Tensor": ["NumPy"],
     "the gather function, in layman terms": [],
     "torch.compile.": ["torch.compile"],
     "pytorch.Tensor or pytorch.tensor": ["torch.tensor", "torch.tensor"],
