@@ -52,7 +52,7 @@ const TaskSearch = (() => {
   // more the opposite of the direction a typed query names than the same loses this share
   // of its score. Agreeing earns nothing: the words both share already scored.
   const DIRECTION = 0.5;
-  // "Negative indexing for nn.Embedding inputs": a query that writes an API's name as
+  // "nn.Embedding with a padding index": a query that writes an API's name as
   // code (dotted, snake_case, called, or spelt in the API's own capitals) is about that
   // API. Its entry gains this share of its score; an entry whose name ends in the same
   // part under another prefix ("x.view" for torch.Tensor.view) gains half of it.
@@ -434,7 +434,7 @@ const TaskSearch = (() => {
    * the word the reader meant would have found.
    */
   const misspelt = (w) => {
-    if (w.stop || w.word.length < TYPO_LETTERS || known(w.stem)) return [];
+    if (w.word.length < TYPO_LETTERS || known(w.stem)) return [];
     const near = new Set();
     for (const word of slips(w.word)) {
       const stemmed = stem(word);
@@ -470,8 +470,8 @@ const TaskSearch = (() => {
         ]);
         i += 2;
       } else {
-        const slipped = message ? [] : misspelt(list[i]);
-        if (!list[i].stop) out.push([{ stems: [list[i].stem], weight: 1 }, ...slipped]);
+        if (!list[i].stop)
+          out.push([{ stems: [list[i].stem], weight: 1 }, ...(message ? [] : misspelt(list[i]))]);
         i += 1;
       }
     }
