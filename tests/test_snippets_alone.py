@@ -221,7 +221,7 @@ def test_a_block_killed_by_a_signal_says_which(fresh):
     assert outcome.output.rstrip().endswith("killed by SIGABRT")
 
 
-def test_a_failure_of_the_machine_runs_again_up_to_three_runs_and_no_other_does(tmp_path):
+def test_a_failure_of_the_machine_runs_again_up_to_four_runs_and_no_other_does(tmp_path):
     def block(name, message, failing_runs=1):
         # Counts its runs in a file; fails on its first ``failing_runs`` runs with ``message``.
         runs = tmp_path / name
@@ -248,7 +248,7 @@ def test_a_failure_of_the_machine_runs_again_up_to_three_runs_and_no_other_does(
     assert broken_runs.read_text() == "x"
     assert hidden_runs.read_text() == "xx"
     assert twice_runs.read_text() == "xxx"
-    assert always_runs.read_text() == "x" * TRANSIENT_RUNS == "xxx"
+    assert always_runs.read_text() == "x" * TRANSIENT_RUNS == "xxxx"
 
 
 def test_html_blocks_are_the_python_blocks_without_interpreter_sessions(tmp_path):

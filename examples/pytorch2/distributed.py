@@ -73,9 +73,10 @@ if __name__ == "__main__":
 # race in PyTorch itself (2.14.1, `pytorch/pytorch#190489
 # <https://github.com/pytorch/pytorch/issues/190489>`__): a ``gloo`` worker thread
 # releases the last collective just after it completes, which needs the GIL, and
-# when Python is already shutting down the thread cannot take it. What the ranks
-# printed stands; run the job again. It is rare on an idle machine and less rare on
-# a busy one; this build gives such a run up to three tries.
+# when Python is already shutting down the thread cannot take it. It is likeliest
+# when that collective ran a Python callback, as a DDP communication hook does
+# (the ``no_sync`` script below has one): the thread needs the GIL once more to drop
+# the callback. What the ranks printed stands; run the job again.
 
 # %%
 # .. _pt2-distributed-all-reduce:
