@@ -52,7 +52,7 @@ root_doc = "index"
 # The torch releases the version records cover (results/*-torch-<release>/), oldest first:
 # a since after a release missing from the records is written as an upper bound.
 since_releases = ("2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.1", "2.10.0", "2.11.0",
-                  "2.12.1", "2.13.0", "2.14.1")  # fmt: skip
+                  "2.12.1", "2.13.0", "2.14.1", "2.15.0")  # fmt: skip
 stamp_pages = ["index"]
 
 # -- autodoc and napoleon (the helper package's reference) ---------------------

@@ -31,7 +31,9 @@ SPHINX_BUILD = ("sphinx-build", "-c", ".", "-W", "--keep-going", "-n", "-b", "ht
 BUILD = ROOT / SPHINX_BUILD[-1]
 
 nox.needs_version = ">=2024.10"
-nox.options.default_venv_backend = "venv"
+# uv where it is installed: it reads no pip configuration, so a machine whose pip caps
+# torch below the pin still makes the version runs' environments.
+nox.options.default_venv_backend = "uv|venv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["docs", "tests"]
 
@@ -537,6 +539,8 @@ OPTIONAL_FOR_TORCH = {
              "protobuf==7.35.1", "onnx-ir==0.2.1"),
     "2.13": ("torchao==0.18.0", "onnx==1.23.0", "onnxscript==0.7.0", "onnxruntime==1.30.0",
              "protobuf==7.35.1", "onnx-ir==0.2.1"),
+    "2.14": ("torchao==0.18.0", "onnx==1.23.2", "onnxscript==0.7.2", "onnxruntime==1.32.0",
+             "protobuf==7.36.2", "onnx-ir==1.1.0"),
 }  # fmt: skip
 
 

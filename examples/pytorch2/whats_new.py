@@ -13,15 +13,15 @@ You want                               Call
 ``A = U @ H``, ``U`` orthonormal       :entry:`torch.linalg.polar(A) <pt2-whats-new-polar>`
 the square root of an SPD matrix       :entry:`torch.linalg.matrix_sqrth(A) <pt2-whats-new-matrix-sqrth>`
 untraceable Python in a compiled fn    :entry:`@torch.compiler.nonstrict_trace <pt2-whats-new-nonstrict-trace>`
-a compiled artifact saved as Python    :entry:`torch.compiler.precompile(fn, *args) <pt2-whats-new-precompile>`
-load it in another process             :entry:`torch.compiler.precompile.load(code, cache) <pt2-whats-new-precompile>`
+a compiled artifact saved as Python    :entry:`precompile.capture(fn, artifact_path=...) <pt2-whats-new-precompile>`
+load it in another process             :entry:`precompile.load(code_path, cache_path) <pt2-whats-new-precompile>`
 what precompile refuses                :entry:`torch.compiler.PrecompileError <pt2-whats-new-precompile>`
 one more CUDA graph warm-up            :entry:`cudagraph_mark_warmup_incomplete() <pt2-whats-new-cudagraph-warmup>`
 a hook on every new autograd node      :entry:`node_creation_hook(hook) <pt2-whats-new-node-creation-hook>`
 complex numbers in 4 bytes             :entry:`torch.bcomplex32 <pt2-whats-new-bcomplex32>`, storage only
 the accelerator's RNG, any backend     :entry:`torch.accelerator.random <pt2-whats-new-accelerator-random>`
 gather into one tensor                 :entry:`dist.gather_single(t, out) <pt2-whats-new-gather-timeout>`, not on gloo
-the same, deprecated name              :entry:`dist.gather_into_tensor <pt2-whats-new-gather-timeout>`
+the same, its older name               :entry:`dist.gather_into_tensor <pt2-whats-new-gather-timeout>`
 a new timeout for a process group      :entry:`dist.set_timeout(timedelta) <pt2-whats-new-gather-timeout>`
 evenly spaced values as a DTensor      :entry:`distributed.tensor.linspace(...) <pt2-whats-new-dtensor-linspace>`
 the same on a log scale                :entry:`distributed.tensor.logspace(...) <pt2-whats-new-dtensor-linspace>`
@@ -143,12 +143,15 @@ print("on:", sorted({kind for kind, _ in runs}))
 #
 # torch.compiler.precompile
 # -------------------------
-# Traces ``fn`` once on example inputs (a non-strict ``make_fx`` trace, not
-# Dynamo), lowers it with Inductor (``backend="eager"`` keeps the
-# ATen graph) and returns ``(python_code, cache)``: a self-contained Python
-# source and a kernel cache. No weights are inside: the caller passes the model
-# again, with the same structure. ``precompile.load`` runs that source (it
-# logs a warning that it executes code: load only what you made). Shapes,
+# Traces ``fn`` on the caller's own call (a non-strict ``make_fx`` trace, not
+# Dynamo), lowers it with Inductor (``backend="eager"`` keeps the ATen graph)
+# and writes two files: a self-contained Python source and a kernel cache. No
+# weights are inside: the caller passes the model again, with the same
+# structure. 2.14 shipped it as a function, ``precompile(fn, *args)``, that
+# returned the source and the cache as values; the next release made it a
+# module, and the code below is that form: ``capture`` (a context manager whose
+# one call runs for real and is traced) and ``load``, which runs the source
+# (it logs a warning that it executes code: load only what you made). Shapes,
 # strides and control flow are fixed by the example; another shape raises
 # ``PrecompileError``. Here a fresh process loads the files and runs them.
 import logging
@@ -163,30 +166,28 @@ logging.getLogger("torch._precompile").setLevel(logging.ERROR)  # the exec warni
 torch.manual_seed(0)
 model = torch.nn.Linear(4, 2)
 x = torch.randn(3, 4)
-code, cache = torch.compiler.precompile(lambda m, x: m(x), model, x)
-print(f"python_code: {code.count(chr(10))} lines, cache: {len(cache)} bytes")
-forward = torch.compiler.precompile.load(code, cache)
-torch.testing.assert_close(forward(model, x), model(x))
-try:
-    forward(model, torch.randn(5, 4))
-except torch.compiler.PrecompileError as err:
-    print("PrecompileError:", str(err).split(";")[0])
-
 fresh = """
 import logging, pathlib, sys, torch
 logging.getLogger("torch._precompile").setLevel(logging.ERROR)
 folder = pathlib.Path(sys.argv[1])
-forward = torch.compiler.precompile.load(
-    (folder / "linear.py").read_text(), (folder / "linear.bin").read_bytes())
+forward = torch.compiler.precompile.load(folder / "linear.py", folder / "linear.bin")
 torch.manual_seed(0)
 model = torch.nn.Linear(4, 2)  # same structure and, seeded, same weights
 x = torch.randn(3, 4)
 print("fresh process, max difference from eager:", (forward(model, x) - model(x)).abs().max().item())
 """
 with tempfile.TemporaryDirectory() as tmp:
-    folder = pathlib.Path(tmp)
-    (folder / "linear.py").write_text(code)
-    (folder / "linear.bin").write_bytes(cache)
+    code, cache = pathlib.Path(tmp, "linear.py"), pathlib.Path(tmp, "linear.bin")
+    capture = torch.compiler.precompile.capture
+    with capture(lambda m, t: m(t), artifact_path=code, cache_path=cache) as cap:
+        y = cap(model, x)  # runs for real, and is traced
+    print(f"python_code: {code.read_text().count(chr(10))} lines, cache: {cache.stat().st_size} bytes")
+    forward = torch.compiler.precompile.load(code, cache)
+    torch.testing.assert_close(forward(model, x), y)
+    try:
+        forward(model, torch.randn(5, 4))
+    except torch.compiler.PrecompileError as err:
+        print("PrecompileError:", str(err).split(" (")[0])
     done = subprocess.run(
         [sys.executable, "-c", fresh, tmp], check=False, capture_output=True, text=True
     )
@@ -309,7 +310,9 @@ else:
 # Since 2.14. ``dist.gather_single(t, out, dst=0)`` gathers every rank's
 # ``t`` into one tensor ``out`` on ``dst`` (flat or stacked), where ``gather``
 # fills a list; per its docstring NCCL 2.28.3+ does it without the extra copy.
-# ``gather_into_tensor`` is the same call under a name already deprecated.
+# ``gather_into_tensor`` is the same call under its older name: 2.14 warned
+# that it is deprecated, and the next release kept it as a plain alias; the
+# script prints what the running torch says.
 # gloo does not implement it: on CPU ranks keep ``gather`` and ``torch.cat``.
 # ``dist.set_timeout`` changes the timeout of an existing group (gloo's
 # default is 30 minutes): below, rank 1 comes late and rank 0 gives up. The
@@ -338,7 +341,8 @@ def main():
         warnings.simplefilter("always")
         with contextlib.suppress(RuntimeError):  # the same gloo error as above
             dist.gather_into_tensor(mine, out, dst=0)
-    print("gather_into_tensor:", caught[0].category.__name__, caught[0].message)
+    said = [f"{w.category.__name__}: {w.message}" for w in caught] or ["no warning"]
+    print("gather_into_tensor:", *said)
     pieces = [torch.empty_like(mine) for _ in range(world_size)] if rank == 0 else None
     dist.gather(mine, pieces, dst=0)  # what works on gloo
     if rank == 0:
