@@ -67,6 +67,8 @@ from cheatsheet.entries import (
 
 # Code that fails is run this many times in all before its failure counts.
 RUNS_OF_A_FAILURE = 3
+# What a record keeps of a part's first run: its last characters and its exception lines.
+OUTPUT_KEPT = 1500
 PROBE_TIMEOUT_S = 300.0
 # Ranks of tiny tensors that have not finished by then are hung, not slow.
 RANKS_TIMEOUT_S = 150.0
@@ -97,9 +99,14 @@ def _last_line(output: str) -> str:
     if lines and lines[-1].startswith(("killed by SIG", "timed out after")) and line != lines[-1]:
         line = f"{line} ({lines[-1]})"
     line = _PATH.sub("", line)  # before the folders are named, or "(<venv>" would stay
+    return _without_paths(line)[:300]
+
+
+def _without_paths(text: str) -> str:
+    """Name this machine's environment and checkout as ``<venv>`` and ``<repo>``."""
     for folder, name in ((sys.prefix, "<venv>"), (str(ROOT), "<repo>")):
-        line = line.replace(folder, name)
-    return line[:300]
+        text = text.replace(folder, name)
+    return text
 
 
 # -- Probes ---------------------------------------------------------------------
@@ -207,11 +214,15 @@ class _Part:
     ranks: int = 0
     statuses: list[str] = field(default_factory=list)
     error: str = ""
+    output: str = ""
 
     def row(self) -> dict:
-        return {"status": repeated_status(self.statuses) if self.statuses else SKIPPED,
-                "runs": len(self.statuses), "failures": self.statuses.count(FAILS),
-                "error": self.error}  # fmt: skip
+        row = {"status": repeated_status(self.statuses) if self.statuses else SKIPPED,
+               "runs": len(self.statuses), "failures": self.statuses.count(FAILS),
+               "error": self.error}  # fmt: skip
+        if self.statuses:  # what the first run printed: a page shows it beside its own
+            row["output"] = self.output
+        return row
 
 
 def _run(parts: list[_Part]) -> None:
@@ -231,6 +242,8 @@ def _run(parts: list[_Part]) -> None:
         for p in (p for p in todo if p.ranks):
             results.append((p, *run_probe_once(p.code, p.ranks, RANKS_TIMEOUT_S)))
         for p, ok, output in results:
+            if not p.statuses:
+                p.output = _without_paths(clip_output(output, OUTPUT_KEPT))
             p.statuses.append(block_status(ok, output))
             if p.statuses[-1] == FAILS and not p.error:
                 p.error = _last_line(output)
