@@ -18,8 +18,8 @@ ROOT = Path(__file__).parent
 WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 # Every session installs from this file, so every run sees the same versions. torch
-# is 2.14.1, which the package index serves only as a CUDA-enabled wheel (it runs on a
-# CPU): the sessions that need it share one environment (SITE_ENV) to install it once.
+# is a CUDA-enabled wheel, the only kind the package index serves (it runs on a CPU):
+# the sessions that need it share one environment (SITE_ENV) to install it once.
 CONSTRAINTS_FILE = ROOT / "constraints.txt"
 CONSTRAINTS = ("-c", str(CONSTRAINTS_FILE))
 # The site's one sphinx-build command: strict (-W, --keep-going, -n), and doctrees
@@ -152,8 +152,33 @@ def _torch_from_index(index: str | None, reachable: Callable[[str], bool]) -> tu
     """
     if not index or not reachable(index):
         return ()
-    # The pin has no local label, so 2.14.1+cpu satisfies constraints.txt's torch==2.14.1.
+    # The pin has no local label, so X+cpu satisfies constraints.txt's torch==X.
     return ("--index-url", index, f"torch=={_pinned('torch')}")
+
+
+def _pip_caps(config: str, pinned: str) -> list[str]:
+    """Return the lines of pip's constraint files that exclude torch ``pinned``.
+
+    ``config`` is what ``pip config list`` printed (``PIP_CONSTRAINT`` shows there as
+    ``:env:.constraint``). Each line comes as ``file: line``.
+    """
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    files = [m.group(1) for m in re.finditer(r"constraint='([^']*)'", config)]
+    caps = []
+    for path in dict.fromkeys(p for named in files for p in named.split()):
+        try:
+            lines = Path(path).read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                requirement = Requirement(line.split("#")[0].strip())
+            except InvalidRequirement:
+                continue
+            if requirement.name == "torch" and pinned not in requirement.specifier:
+                caps.append(f"{path}: {line.strip()}")
+    return caps
 
 
 def _make_site_env(session: nox.Session, env: Path, bindir: Path) -> None:
@@ -168,6 +193,16 @@ def _make_site_env(session: nox.Session, env: Path, bindir: Path) -> None:
                             external=True)  # fmt: skip
         install = (uv, "pip", "install", "--quiet", "--python", str(bindir / "python"))
     else:
+        config = session.run(sys.executable, "-m", "pip", "config", "list", external=True,
+                             silent=True, success_codes=[0, 1]) or ""  # fmt: skip
+        caps = _pip_caps(str(config), _pinned("torch"))
+        if caps:
+            session.error(
+                f"pip is configured to refuse the pinned torch {_pinned('torch')}: "
+                f"{'; '.join(caps)}. Use uv (python -m pip install uv; it reads no pip "
+                "configuration), or lift the cap as that file says; `pip config debug` "
+                "lists the files pip reads."
+            )
         session.run_install(sys.executable, "-m", "venv", "--clear", str(env), external=True)
         install = (str(bindir / "python"), "-m", "pip", "install", "--quiet")
     index = os.environ.get(TORCH_INDEX)

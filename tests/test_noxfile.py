@@ -21,7 +21,7 @@ def test_a_reachable_index_gives_the_pinned_release_from_it():
     index = "https://download.pytorch.org/whl/cpu"
     args = noxfile._torch_from_index(index, lambda url: True)
     assert args == ("--index-url", index, f"torch=={noxfile._pinned('torch')}")
-    # No local label in the pin: the CPU build (2.14.1+cpu) satisfies constraints.txt.
+    # No local label in the pin: the CPU build (X+cpu) satisfies constraints.txt.
     assert "+" not in args[-1]
 
 
@@ -71,26 +71,58 @@ def test_an_older_installed_torch_gets_the_optional_packages_of_its_time():
 class _Recorder:
     """A nox session that records the install commands instead of running them."""
 
-    def __init__(self) -> None:
+    def __init__(self, pip_config: str = "") -> None:
         self.commands: list[tuple[str, ...]] = []
+        self.pip_config = pip_config
 
     def run_install(self, *args: str, **kwargs: object) -> None:
         self.commands.append(args)
 
+    def run(self, *args: str, **kwargs: object) -> str:
+        assert args[1:] == ("-m", "pip", "config", "list"), args
+        return self.pip_config
+
     def warn(self, message: str) -> None:
         raise AssertionError(f"unexpected warning: {message}")
 
+    def error(self, message: str) -> None:
+        raise RuntimeError(message)
 
-def _installs(monkeypatch, tmp_path, uv: str | None, installer: str | None):
+
+def _installs(monkeypatch, tmp_path, uv: str | None, installer: str | None, pip_config=""):
     monkeypatch.setattr(noxfile.shutil, "which", lambda name: uv if name == "uv" else None)
     monkeypatch.delenv(noxfile.TORCH_INDEX, raising=False)
     if installer is None:
         monkeypatch.delenv("CHEATSHEET_INSTALLER", raising=False)
     else:
         monkeypatch.setenv("CHEATSHEET_INSTALLER", installer)
-    session = _Recorder()
+    session = _Recorder(pip_config)
     noxfile._make_site_env(session, tmp_path / "env", tmp_path / "env" / "bin")
     return session.commands
+
+
+def _cap_file(tmp_path, line: str) -> str:
+    caps = tmp_path / "constraints.txt"
+    caps.write_text(f"# These releases lie on this machine's disk.\n{line}\ntorchvision<=0.29.1\n")
+    return f"global.cert='/etc/ssl/certs/ca.crt'\nglobal.constraint='{caps}'\n"
+
+
+def test_pip_configured_to_cap_torch_below_the_pin_stops_naming_the_cap(monkeypatch, tmp_path):
+    config = _cap_file(tmp_path, "torch<=2.4.1")
+    with pytest.raises(RuntimeError, match=r"refuse the pinned torch") as stopped:
+        _installs(monkeypatch, tmp_path, None, None, config)
+    said = str(stopped.value)
+    assert f"{tmp_path / 'constraints.txt'}: torch<=2.4.1" in said
+    assert "Use uv" in said and "lift the cap" in said
+    # uv reads no pip configuration: the same cap does not stop it.
+    assert _installs(monkeypatch, tmp_path, "/opt/bin/uv", None, config)
+
+
+def test_a_pip_constraint_the_pin_satisfies_does_not_stop_pip(monkeypatch, tmp_path):
+    config = _cap_file(tmp_path, f"torch>={noxfile._pinned('torch')}")
+    made, _ = _installs(monkeypatch, tmp_path, None, None, config)
+    assert made[1:3] == ("-m", "venv")
+    assert noxfile._pip_caps("global.constraint='/no/such/file'", "2.15.0") == []
 
 
 def test_uv_on_path_makes_the_environment_and_installs_the_pins(monkeypatch, tmp_path):

@@ -25,7 +25,8 @@ of the probe's names. The rules, in one place:
 
 ``:since:`label``` writes an entry's since ("2.6", "≤ 2.4", "2.9 (API 2.6)"); each gallery
 entry with something to say gets a note under its title; ``.. torch-coverage::``
-tabulates the releases and the entries that need more than the oldest.
+tabulates the releases and the entries that need more than the oldest; ``..
+torch-outputs:: label`` shows what an entry's code printed under the releases it names.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class Outcome:
     error: str = ""
     runs: int = 1
     failures: int = 0
+    output: str = ""  # what its first run printed, where the record kept it
+    record: str = ""  # the record's path, for a page that quotes the output
 
 
 @dataclass(frozen=True)
@@ -163,8 +166,11 @@ class History:
     blocks: dict[int, dict[Version, Outcome]] = field(default_factory=dict)
 
 
-def _outcome(part: dict[str, Any]) -> Outcome:
-    return Outcome(part["status"], part["error"], part["runs"], part["failures"])
+def _outcome(part: dict[str, Any], record: str = "") -> Outcome:
+    return Outcome(
+        part["status"], part["error"], part["runs"], part["failures"], part.get("output", ""),
+        record,
+    )  # fmt: skip
 
 
 class StaleRecord(ValueError):
@@ -222,7 +228,7 @@ def histories(
                     FAILS if missing else WORKS, "missing: " + ", ".join(missing) if missing else ""
                 )
             for n, block in enumerate(row["blocks"]):
-                history.blocks.setdefault(n, {})[release] = _outcome(block)
+                history.blocks.setdefault(n, {})[release] = _outcome(block, record["_path"])
     return found, stale
 
 
@@ -663,6 +669,44 @@ class TorchCoverageDirective(SphinxDirective):
         return table
 
 
+class TorchOutputsDirective(SphinxDirective):
+    """``.. torch-outputs:: label`` shows what an entry's code printed under other releases.
+
+    ``:releases: 2.14.1`` names them; each must have a version record of the entry's
+    current code that kept its output (``nox -s torch-version -- <release> <page>``),
+    or the build says which command makes one. ``:blocks: 1`` shows only the entry's
+    first block (counted from 1), all of them without it. The build's own output is on
+    the page.
+    """
+
+    required_arguments = 1
+    option_spec = {"releases": str, "blocks": str}  # noqa: RUF012 (docutils reads the class's)
+
+    def run(self) -> list[nodes.Node]:
+        label = self.arguments[0]
+        state = _state(self.env.app)
+        blocks = state.outcomes.get(label)
+        if blocks is None:
+            raise self.error(f"torch-outputs: no version record of the entry {label!r}")
+        found: list[nodes.Node] = []
+        wanted = {int(n) - 1 for n in self.options.get("blocks", "").split()} or set(blocks)
+        for release in (Version(v) for v in self.options.get("releases", "").split()):
+            shown = [(n, per[release]) for n, per in sorted(blocks.items())
+                     if n in wanted and release in per and per[release].output]  # fmt: skip
+            if not shown:
+                raise self.error(
+                    f"torch-outputs: no record of {label!r} under torch {release} kept its "
+                    f"output: run `nox -s torch-version -- {release} <its page>`"
+                )
+            record = shown[0][1].record
+            words = f"Under torch {release} the same code printed (version record `{record}`):"
+            found.append(nodes.paragraph("", "", *_inline(words), classes=["torch-outputs"]))
+            for _, outcome in shown:
+                text = outcome.output.rstrip() or "(nothing)"
+                found.append(nodes.literal_block(text, text, classes=["torch-outputs"]))
+        return found
+
+
 # -- A build with an older torch ---------------------------------------------------------
 
 
@@ -777,6 +821,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     # Before sphinx-gallery runs the pages (its own builder-inited handler, priority 500).
     app.connect("builder-inited", _add_policy, priority=400)
     app.add_directive("torch-coverage", TorchCoverageDirective)
+    app.add_directive("torch-outputs", TorchOutputsDirective)
     app.connect("builder-inited", _report)
     app.connect("doctree-read", _mark_entries)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

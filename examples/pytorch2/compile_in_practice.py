@@ -343,7 +343,9 @@ else:
 # size makes Dynamo recompile with a symbolic size, which later sizes reuse.
 # ``dynamic=True`` starts symbolic, ``dynamic=False`` specialises on every size,
 # and ``torch._dynamo.mark_dynamic`` makes one dimension symbolic from the
-# start. A backend that only counts its calls shows how many graphs compiled.
+# start (``maybe_mark_dynamic`` takes bounds, and ``static_sources`` keeps an
+# input static: :ref:`pt2-whats-new-2-15-maybe-mark-dynamic`,
+# :ref:`pt2-whats-new-2-15-static-sources`). A backend that only counts its calls shows how many graphs compiled.
 import torch
 import torch._dynamo
 

@@ -70,7 +70,7 @@ if __name__ == "__main__":
 # A rank can still abort as Python exits, after the script has done its work and
 # left the group: it prints ``terminate called without an active exception``, and
 # torchrun reports that it ``failed (exitcode: -6)``, which is SIGABRT. That is a
-# race in PyTorch itself (2.14.1, `pytorch/pytorch#190489
+# race in PyTorch itself (found under 2.14.1, `pytorch/pytorch#190489
 # <https://github.com/pytorch/pytorch/issues/190489>`__): a ``gloo`` worker thread
 # releases the last collective just after it completes, which needs the GIL, and
 # when Python is already shutting down the thread cannot take it. It is likeliest
@@ -479,7 +479,9 @@ if __name__ == "__main__":
 # ordinary, unsharded model (``no_dist=True``: no process group). The ranks
 # agree on one folder through ``broadcast_object_list``. ``checkpoint_id=`` is
 # shorthand for ``storage_writer=dcp.FileSystemWriter(dir)`` and
-# ``storage_reader=dcp.FileSystemReader(dir)``; snippets that call a
+# ``storage_reader=dcp.FileSystemReader(dir)`` (for an fsspec URL, ``s3://`` or
+# another, :ref:`FsspecWriter and FsspecReader <pt2-whats-new-2-15-fsspec-checkpoint>`);
+# snippets that call a
 # ``FileSystemLoader`` name a class this PyTorch does not have (checked below).
 
 # torchrun --nproc-per-node=2 checkpoint.py

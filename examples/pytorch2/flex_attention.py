@@ -235,7 +235,7 @@ print("packed: flex == SDPA with the mask, and document 0 == document 0 on its o
 # fused, tile-skipping kernel comes from ``torch.compile(flex_attention)``,
 # whose CPU backend is an Inductor C++ template, forward only (timed in
 # :ref:`pt2-flex-attention-benchmark`). Neither path has a backward
-# pass on the CPU in 2.14: an input with ``requires_grad`` is refused before
+# pass on the CPU (2.14 and later, checked): an input with ``requires_grad`` is refused before
 # anything runs, so training with flex needs a GPU.
 import warnings
 

@@ -122,7 +122,7 @@ print("all three hold the same sequences")
 # dimension (``dim=1``) give one dense row per sequence. What needs two ragged
 # dimensions at once, such as the score matrix ``q @ kᵀ`` of attention, fails:
 # that is what :ref:`SDPA <pt2-nested-jagged-sdpa>` is for. The list is what
-# 2.14 does; every try prints its outcome.
+# the build's torch does: every try prints its outcome.
 import torch
 import torch.nn.functional as F
 

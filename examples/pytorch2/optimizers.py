@@ -31,7 +31,9 @@ the recommendation on a GPU           :entry:`fused=True on CUDA <pt2-optimizers
 # ---------------------------------
 # ``foreach=False`` loops over the parameters in Python, several small
 # operations per tensor. ``foreach=True`` issues each operation once for a
-# whole list of tensors (``torch._foreach_*``).
+# whole list of tensors (``torch._foreach_*``, also public as
+# :ref:`torch.foreach <pt2-whats-new-2-15-foreach>`; the step itself, without an
+# optimizer object, is :ref:`torch.optim.functional <pt2-whats-new-2-15-optim-functional>`).
 # ``fused=True`` does the whole update in one kernel. With neither flag, the
 # default is ``foreach`` when every parameter is on CUDA and the loop on the
 # CPU. A ``TorchFunctionMode`` (``torch.overrides``) lists the
@@ -208,7 +210,7 @@ for verdict in steps.verdicts():
 # ------------------------------------------------------
 # A float ``lr`` is a constant in the compiled graph, guarded by
 # ``lr == 0.001``: the scheduler's first change fails the guard and Dynamo
-# compiles again (in 2.14.1 it then treats the float as a symbol, so later
+# compiles again (2.14.1 and later then treat the float as a symbol, so later
 # changes do not). ``lr`` can be a tensor instead, which the graph reads as
 # an input: one graph from the start. A backend that only counts its graphs
 # shows it without paying for Inductor.

@@ -179,9 +179,9 @@ print("hessian: matches autograd")
 # ``jvp`` pushes a tangent forward (Jacobian times vector) without building
 # the Jacobian; ``vjp`` returns the output and a function that pulls a
 # cotangent back (vector times Jacobian). ``linearize`` does the forward pass
-# once and returns a reusable ``jvp`` function. (In PyTorch 2.13 and 2.14
+# once and returns a reusable ``jvp`` function. (Since PyTorch 2.13
 # ``linearize`` emits an internal, harmless ``UserWarning`` from its graph
-# folding, and 2.14 also the ``torch.jit.script`` one of forward mode; the filters
+# folding, and since 2.14 also the ``torch.jit.script`` one of forward mode; the filters
 # below silence only those messages.)
 import warnings
 

@@ -365,6 +365,10 @@ if __name__ == "__main__":
     main()
 
 # %%
+# .. torch-outputs:: pt2-whats-new-gather-timeout
+#    :releases: 2.14.1
+
+# %%
 # .. _pt2-whats-new-dtensor-linspace:
 #
 # DTensor linspace and logspace

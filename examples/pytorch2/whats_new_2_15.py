@@ -337,6 +337,10 @@ for name in ("all_gather_into_tensor", "reduce_scatter_tensor", "gather_into_ten
 print("its docstring:", dist.all_gather_into_tensor.__doc__.split("\n\n")[1].split(".")[0].strip())
 
 # %%
+# .. torch-outputs:: pt2-whats-new-2-15-collective-aliases
+#    :releases: 2.14.1
+
+# %%
 # .. _pt2-whats-new-2-15-behaviour:
 #
 # Behaviour changes from 2.14
@@ -384,11 +388,16 @@ from torch.autograd.profiler_util import FunctionEvent
 print("FunctionEvent.metadata_json exists:", hasattr(FunctionEvent, "metadata_json"))
 
 # %%
+# .. torch-outputs:: pt2-whats-new-2-15-behaviour
+#    :releases: 2.14.1
+#    :blocks: 1
+#
 # The backend ``"nccl"`` now builds NCCL 2's process group
-# (``ProcessGroupNCCL2``); ``"nccl-legacy"``, or ``TORCH_DIST_USE_NCCL2=0``
-# before torch starts, keeps the one of earlier releases. No GPU here, so the
-# block prints the lines of torch's own source that choose, from the
-# installed release.
+# (``ProcessGroupNCCL2``) unless ``TORCH_DIST_USE_NCCL2=0`` is set before torch
+# starts; ``"nccl-legacy"`` names the older one. In 2.14 NCCL 2 was the one you
+# asked for, with ``TORCH_DIST_USE_NCCL2=1``. No GPU here, so the block prints
+# the lines of torch's own source that choose, from the installed release, and
+# the record below the same lines from 2.14.1.
 import inspect
 
 import torch.distributed.distributed_c10d as c10d
@@ -397,6 +406,11 @@ source = inspect.getsource(c10d._register_builtin_nccl_backend)
 chooses = [line for line in source.splitlines() if "creator_fn =" in line or "nccl" in line.lower()]
 print(*chooses[:5], sep="\n")
 print('"nccl-legacy" registered by:', c10d._register_builtin_nccl_legacy_backend.__name__)
+
+# %%
+# .. torch-outputs:: pt2-whats-new-2-15-behaviour
+#    :releases: 2.14.1
+#    :blocks: 2
 
 # %%
 # .. _pt2-whats-new-2-15-not-on-cpu:

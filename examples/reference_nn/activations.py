@@ -377,7 +377,7 @@ nn.Softsign()(x)
 # torch.nn.Softmax
 # ----------------
 # Exponentiates and normalises along ``dim`` so each slice is positive and sums
-# to 1. Always pass ``dim``: leaving it out still works in 2.14 but emits the
+# to 1. Always pass ``dim``: leaving it out still works but emits the
 # deprecation ``UserWarning`` caught below.
 import warnings
 

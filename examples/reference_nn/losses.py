@@ -207,8 +207,8 @@ print(
 # Computes KL(target || model) where the *input* must already be
 # log-probabilities and the target is probabilities, or log-probabilities with
 # ``log_target=True``. Use ``reduction="batchmean"`` for the true KL per sample:
-# the default ``"mean"`` also divides by the number of classes, and in 2.14 it
-# warns (caught below).
+# the default ``"mean"`` also divides by the number of classes, and it warns
+# (caught below).
 import warnings
 
 import torch

@@ -99,8 +99,9 @@ print("running_mean shape:", tuple(bn3.running_mean.shape))
 # Batch norm whose statistics are reduced across all processes of a data
 # parallel job; ``convert_sync_batchnorm`` swaps every ``BatchNorm*d`` in a
 # model for it, keeping weights and buffers. Synchronising needs an
-# initialised process group and GPU (or XPU) tensors; in 2.14, with no process
-# group, training-mode forward silently falls back to ordinary local batch norm.
+# initialised process group and GPU (or XPU) tensors; with no process group
+# (2.14 and later, checked), training-mode forward silently falls back to
+# ordinary local batch norm.
 import torch
 from torch import nn
 
@@ -267,7 +268,7 @@ out[0]
 # ------------------
 # Zeroes entire feature maps of an ``(N, C, H, W)`` input, each with
 # probability ``p``, and scales the kept ones by ``1 / (1 - p)``. Give it 4-D
-# input: a 3-D input makes 2.14 warn that it is read as ``(N, C, L)`` and that
+# input: a 3-D input makes it warn that it is read as ``(N, C, L)`` and that
 # this will change (use ``Dropout1d`` for that case).
 import torch
 from torch import nn

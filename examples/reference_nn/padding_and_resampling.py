@@ -263,8 +263,8 @@ for corners in (False, True):
 # torch.nn.UpsamplingNearest2d
 # ----------------------------
 # An older spelling of ``nn.Upsample(mode="nearest")``. Its documentation
-# calls it deprecated in favour of ``F.interpolate``, yet in 2.14 it runs
-# without any warning (checked below); prefer ``nn.Upsample`` in new code.
+# calls it deprecated in favour of ``F.interpolate``, yet it runs without
+# any warning (the check below counts them); prefer ``nn.Upsample`` in new code.
 import warnings
 
 import torch
@@ -283,7 +283,7 @@ print("warnings raised:", len(caught), "| same as nn.Upsample:", torch.equal(old
 # torch.nn.UpsamplingBilinear2d
 # -----------------------------
 # Bilinear upsampling fixed to ``align_corners=True``, documented as deprecated
-# but silent in 2.14. Its functional cousins ``F.upsample`` and
+# but silent (the block counts its warnings). Its functional cousins ``F.upsample`` and
 # ``F.upsample_bilinear`` do warn; use ``F.interpolate`` or ``nn.Upsample``
 # with ``align_corners=True`` to get the same numbers.
 import warnings

@@ -253,8 +253,8 @@ torch.arange(0, 1, 0.25)
 #
 # torch.range
 # -----------
-# Deprecated (it includes ``end``, unlike Python's ``range``, and warns, still in
-# PyTorch 2.14, caught here): ``torch.arange`` with ``end + step`` gives the same
+# Deprecated (it includes ``end``, unlike Python's ``range``, and warns in the
+# build's torch, caught here): ``torch.arange`` with ``end + step`` gives the same
 # values.
 import warnings
 

@@ -188,7 +188,7 @@ qd.dequantize()
 # ``torch.export``, was ``torch.ao.quantization.quantize_pt2e`` and is now
 # ``torchao.quantization.pt2e.quantize_pt2e``. The check below shows which of
 # these modules this installation has. Looking a submodule up imports its package,
-# and torchao 0.18 under torch 2.14 (this site's pins) logs one ``W...`` line from
+# and torchao 0.18 under the torch this site pins logs one ``W...`` line from
 # ``torch.utils._pytree`` as it loads: torchao registers an enum in a way torch now
 # deprecates. The line is harmless; with the same versions you see it too, with the
 # time and process id of your run.

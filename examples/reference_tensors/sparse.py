@@ -36,7 +36,8 @@ dense values on a sparse pattern   :entry:`d.sparse_mask(s) <api-torch-tensor-sp
 # torch.sparse_coo_tensor
 # -----------------------
 # A COO tensor from a ``(ndim, nnz)`` index tensor and the matching values;
-# ``check_invariants=True`` validates the indices (and silences the warning 2.13 and 2.14 print).
+# ``check_invariants=True`` validates the indices (and silences the warning releases
+# since 2.13 print without it).
 import torch
 
 idx = torch.tensor([[0, 1, 1], [2, 0, 3]])  # row indices, column indices
@@ -114,7 +115,7 @@ coo.to_dense()
 # torch.sparse_csr_tensor
 # -----------------------
 # Compressed sparse rows: ``crow_indices[i]:crow_indices[i+1]`` delimits row
-# ``i``'s entries in ``col_indices`` and ``values``. In 2.13 and 2.14 the first CSR, CSC,
+# ``i``'s entries in ``col_indices`` and ``values``. Since 2.13 the first CSR, CSC,
 # BSR or BSC tensor of a process warns that these layouts are in beta; the cells
 # of this page catch that warning.
 import warnings

@@ -277,6 +277,10 @@ except RuntimeError as err:
 # -----------------------
 # Subclass it with static ``forward`` and ``backward`` methods, keep what
 # backward needs with ``ctx.save_for_backward``, and call it through ``.apply``.
+# A backward can also add into the gradient already gathered for an input
+# (:ref:`ctx.input_grad_buffers <pt2-whats-new-2-15-input-grad-buffers>`) or queue
+# work for when the whole backward ends
+# (:ref:`queue_callback <pt2-whats-new-2-15-queue-callback>`).
 import torch
 
 

@@ -216,7 +216,7 @@ result = ShapeLogger(torch.fx.symbolic_trace(mlp)).run(torch.randn(5, 6))
 # data-dependent branches are frozen to the path taken (it warns with a
 # ``TracerWarning``); the call itself also warns that TorchScript is
 # deprecated in favour of ``torch.compile`` and ``torch.export`` (2.13 raises
-# a ``DeprecationWarning``, which Python hides by default; 2.14 a
+# a ``DeprecationWarning``, which Python hides by default; 2.14 and later a
 # ``FutureWarning``, shown to everyone). Both warnings are caught here and
 # listed.
 import warnings

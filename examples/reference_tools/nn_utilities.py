@@ -389,8 +389,8 @@ print(unpack_sequence(packed))
 # -------------------------------------------
 # Splits a weight into a magnitude ``original0`` and a direction ``original1``
 # and rebuilds ``weight`` from them on access. The older hook-based
-# ``torch.nn.utils.weight_norm`` (``weight_g``, ``weight_v``) is deprecated: in
-# 2.14 it emits the ``FutureWarning`` caught and printed below.
+# ``torch.nn.utils.weight_norm`` (``weight_g``, ``weight_v``) is deprecated: it
+# emits the ``FutureWarning`` caught and printed below.
 import warnings
 
 import torch
@@ -415,8 +415,8 @@ print(f"old API -> {caught[0].category.__name__}: {caught[0].message}")
 # Divides the weight by an estimate of its largest singular value, refined by
 # one power-iteration step per forward in training mode, as in GAN
 # discriminators. It supersedes the hook-based ``torch.nn.utils.spectral_norm``,
-# whose documentation asks for this version (the old one still runs silently
-# in 2.14).
+# whose documentation asks for this version (the old one still runs silently,
+# 2.14 and later).
 import torch
 from torch import nn
 from torch.nn.utils.parametrizations import spectral_norm
