@@ -96,7 +96,7 @@ def test_no_page_names_the_build_s_release_in_prose(path):
     assert not found, (
         f"{path.relative_to(ROOT)} names torch {release}, the build's own release, in "
         f"prose typed by hand: {found}. Let the code print what this torch does, or say "
-        "which releases were measured without naming the build's (\"2.14 and later\")."
+        'which releases were measured without naming the build\'s ("2.14 and later").'
     )
 
 

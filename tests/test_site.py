@@ -298,5 +298,6 @@ def test_a_behaviour_change_shows_both_releases_output(site):
     recorded = entry.select("pre.torch-outputs, .torch-outputs pre")
     assert "all_gather_into_tensor: no warning" in own
     assert any("Under torch 2.14.1" in p.get_text() for p in entry.select("p.torch-outputs"))
-    assert recorded and "FutureWarning" in recorded[0].get_text()
+    assert recorded
+    assert "FutureWarning" in recorded[0].get_text()
     assert "is deprecated" in recorded[0].get_text()

@@ -16,7 +16,9 @@ NAMES = ROOT / "results" / "public-names"
 
 
 def _releases() -> list[Path]:
-    files = sorted(NAMES.glob("torch-*.json"), key=lambda p: [int(x) for x in p.stem[6:].split(".")])
+    files = sorted(
+        NAMES.glob("torch-*.json"), key=lambda p: [int(x) for x in p.stem[6:].split(".")]
+    )
     assert len(files) >= 2, f"two releases' names are needed in {NAMES}"
     return files
 

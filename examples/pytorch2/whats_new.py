@@ -181,7 +181,9 @@ with tempfile.TemporaryDirectory() as tmp:
     capture = torch.compiler.precompile.capture
     with capture(lambda m, t: m(t), artifact_path=code, cache_path=cache) as cap:
         y = cap(model, x)  # runs for real, and is traced
-    print(f"python_code: {code.read_text().count(chr(10))} lines, cache: {cache.stat().st_size} bytes")
+    print(
+        f"python_code: {code.read_text().count(chr(10))} lines, cache: {cache.stat().st_size} bytes"
+    )
     forward = torch.compiler.precompile.load(code, cache)
     torch.testing.assert_close(forward(model, x), y)
     try:

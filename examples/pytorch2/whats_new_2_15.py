@@ -43,9 +43,9 @@ import torch
 torch.manual_seed(0)
 params = [torch.randn(3), torch.randn(2, 2)]
 grads = [torch.ones(3), torch.ones(2, 2)]
-by_loop = [p - 0.1 * g for p, g in zip(params, grads)]
+by_loop = [p - 0.1 * g for p, g in zip(params, grads, strict=True)]
 torch.foreach.add_(params, grads, alpha=-0.1)  # one SGD step for the whole list
-for p, q in zip(params, by_loop):
+for p, q in zip(params, by_loop, strict=True):
     torch.testing.assert_close(p, q)
 print(len(torch.foreach.__all__), "functions, for example", torch.foreach.__all__[:4])
 norms = torch.foreach.norm(params)
@@ -86,7 +86,7 @@ for _ in range(3):
     grads = [p.grad for p in twin.parameters()]
     adamw(params, grads, exp_avgs, exp_avg_sqs, [], steps, amsgrad=False,
           beta1=0.9, beta2=0.999, lr=1e-2, weight_decay=0.1, eps=1e-8, maximize=False)  # fmt: skip
-same = [torch.equal(a, b) for a, b in zip(model.parameters(), twin.parameters())]
+same = [torch.equal(a, b) for a, b in zip(model.parameters(), twin.parameters(), strict=True)]
 print("bit for bit equal to torch.optim.AdamW after 3 steps:", same)
 print("step counts the caller kept:", [s.item() for s in steps])
 
@@ -172,6 +172,7 @@ for name, loss in [
 # compiling again. The backend below only records the graphs it is given.
 import torch
 import torch._dynamo
+from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
 
 graphs = []
 
@@ -191,7 +192,7 @@ for n in (4, 6, 8, 40):
     torch._dynamo.maybe_mark_dynamic(x, 0, min=2, max=16)
     try:
         f(x)
-    except Exception as err:  # torch.fx.experimental.symbolic_shapes.ConstraintViolationError
+    except ConstraintViolationError as err:
         print(f"size {n}: {type(err).__name__}: {str(err).splitlines()[0]}")
 print(f"{len(graphs)} graph for sizes 4, 6 and 8, its inputs:", graphs)
 
@@ -319,6 +320,7 @@ print("  ", ", ".join(torch.compiler.precompile.__all__))
 # code, and call the new names without a warning. The warning came before
 # the call needed a process group, so one process shows it: each call below
 # fails for want of a group, and what it warned is printed.
+import contextlib
 import warnings
 
 import torch
@@ -328,10 +330,8 @@ out, mine = torch.empty(4), torch.ones(2)
 for name in ("all_gather_into_tensor", "reduce_scatter_tensor", "gather_into_tensor"):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
+        with contextlib.suppress(ValueError, RuntimeError):  # no process group here
             getattr(dist, name)(out, mine)
-        except (ValueError, RuntimeError):
-            pass  # no process group in this process
     said = "; ".join(f"{w.category.__name__}: {w.message}" for w in caught) or "no warning"
     print(f"{name}: {said}")
 print("its docstring:", dist.all_gather_into_tensor.__doc__.split("\n\n")[1].split(".")[0].strip())
@@ -356,6 +356,7 @@ print("its docstring:", dist.all_gather_into_tensor.__doc__.split("\n\n")[1].spl
 # gone. The block prints what the running torch does.
 import array
 import io
+import pickle
 import warnings
 
 import torch
@@ -378,7 +379,7 @@ saved.seek(0)
 try:
     torch.load(saved, weights_only=True)
     print("a jagged nested tensor loads with weights_only=True")
-except Exception as err:  # pickle.UnpicklingError
+except pickle.UnpicklingError as err:
     print(f"a jagged nested tensor, weights_only=True: {type(err).__name__}")
 saved.seek(0)
 print("weights_only=False:", torch.load(saved, weights_only=False).is_nested)
