@@ -613,6 +613,7 @@ def _under_torch(session: nox.Session, minor: str, requirement: str, *args: str)
     }
     theirs = {n for n in names if n.startswith(("nvidia-", "cuda-"))} | {
         "triton",
+        "setuptools",  # 2.15 pins it; 2.11 and 2.12 want setuptools<82
         "sympy",
         "mpmath",
         *OPTIONAL_PACKAGES,

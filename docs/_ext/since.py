@@ -703,7 +703,9 @@ class TorchOutputsDirective(SphinxDirective):
             found.append(nodes.paragraph("", "", *_inline(words), classes=["torch-outputs"]))
             for _, outcome in shown:
                 text = outcome.output.rstrip() or "(nothing)"
-                found.append(nodes.literal_block(text, text, classes=["torch-outputs"]))
+                block = nodes.literal_block(text, text, classes=["torch-outputs"])
+                block["language"] = "none"  # output, not code to highlight
+                found.append(block)
         return found
 
 
