@@ -88,6 +88,24 @@ def test_the_command_writes_the_inventory_it_was_asked_for(tmp_path, capsys):
     assert "8 of" in capsys.readouterr().out
 
 
+def test_a_recheck_keeps_addresses_and_drops_what_torch_lacks_or_changed(tmp_path, capsys):
+    old = [
+        Entry("torch.zeros", "py:function", "generated/torch.zeros.html#torch.zeros"),
+        Entry("torch.not_in_this_torch", "py:function", "somewhere.html#x"),
+        Entry("torch.nn", "py:function", "nn.html#torch.nn"),  # a module, written as a function
+    ]
+    written = tmp_path / "old.inv"
+    written.write_bytes(torch_inventory.inventory_bytes(old, project="PyTorch", version="2.0"))
+    output = tmp_path / "torch.inv"
+    assert torch_inventory.main(["--recheck", str(written), "-o", str(output)]) == 0
+    read = _load(output.read_bytes())
+    assert {(role, name) for role, names in read.items() for name in names} == {
+        ("py:function", "torch.zeros")
+    }
+    assert read["py:function"]["torch.zeros"].endswith("generated/torch.zeros.html#torch.zeros")
+    assert "left out: torch.nn is a py:module" in capsys.readouterr().out
+
+
 # -- The committed inventory and the built site ------------------------------------
 
 

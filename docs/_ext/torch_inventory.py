@@ -11,12 +11,19 @@ tag of the torch version the site is built with::
     git -C /tmp/pytorch sparse-checkout set docs/source
     python docs/_ext/torch_inventory.py /tmp/pytorch/docs/source
 
-The inventory now in the repository (2.14, 1,823 names) was not written from that
-checkout: the machine that wrote it could not reach GitHub. Its source was an offline
+The inventory now in the repository was not written from that checkout: the machines
+that wrote it could not reach GitHub. For 2.14 (1,823 names) its source was an offline
 store's newest copy of each ``docs/source`` file, each last changed at its own commit
 of pytorch/pytorch after 2.13 (``accelerator.md`` at 6b5159ef8fee), so no single
-commit names it. Every name was then checked against the installed torch 2.14.1, as
-always; the next refresh from the tag replaces it.
+commit names it, and every name was checked against the installed torch 2.14.1. For
+2.15 the store held the same copies, and the inventory was checked again against torch
+2.15.0 with ``--recheck``: its names and addresses kept, each name looked up in the
+installed torch, as always, and one name left out whose kind changed, so that its
+address did too (``torch.compiler.precompile``, a module in 2.15: 1,822 names)::
+
+    python docs/_ext/torch_inventory.py --recheck docs/_inventories/torch.inv
+
+The next refresh from the tag replaces it.
 
 It reads what Sphinx would make of those pages without running Sphinx on them:
 
@@ -262,6 +269,18 @@ def _short_uri(entry: Entry) -> str:
     )
 
 
+def inventory_candidates(data: bytes) -> dict[str, _Candidate]:
+    """Return an inventory's names and addresses, to check again, by role and name."""
+    from sphinx.util.inventory import InventoryFile
+
+    read = InventoryFile.loads(data, uri="").data
+    return {
+        f"{role} {name}": _Candidate((name,), item.uri, "the inventory")
+        for role, items in read.items()
+        for name, item in items.items()
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the inventory; print how many names it holds."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -269,11 +288,29 @@ def main(argv: list[str] | None = None) -> int:
         "source", type=Path, help="docs/source of pytorch/pytorch at the release tag"
     )
     parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument(
+        "--recheck", action="store_true",
+        help="SOURCE is an inventory written before: keep its addresses, check its names "
+        "against the installed torch (where the docs sources cannot be fetched)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    if not args.source.is_dir():
+    if args.recheck:
+        if not args.source.is_file():
+            parser.error(f"{args.source} is not a file: pass an objects.inv to --recheck")
+        known = inventory_candidates(args.source.read_bytes())
+        candidates = list(known.values())
+    elif not args.source.is_dir():
         parser.error(f"{args.source} is not a folder: pass pytorch's docs/source")
-    candidates = documented_names(args.source)
+    else:
+        candidates = documented_names(args.source)
     entries = resolve_entries(candidates)
+    if args.recheck:
+        # A name that is now another kind of object (a function become a module) has
+        # another address on the new release's pages, which the old inventory cannot say.
+        changed = [e for e in entries if f"{e.role} {e.name}" not in known]
+        for entry in changed:
+            print(f"left out: {entry.name} is a {entry.role} in this torch, not as written")
+        entries = [e for e in entries if e not in changed]
     version = ".".join(importlib.metadata.version("torch").split(".")[:2])
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_bytes(inventory_bytes(entries, project="PyTorch", version=version))
