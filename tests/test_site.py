@@ -292,8 +292,9 @@ def test_a_behaviour_change_shows_both_releases_output(site):
     # The collectives that 2.14 deprecated and 2.15 kept as aliases: the page's own run
     # prints "no warning", the 2.14.1 version record's output the FutureWarning.
     page = _soup(site / "gallery" / "pytorch2" / "whats_new_2_15.html")
-    entry = page.find(id="pt2-whats-new-2-15-collective-aliases")
-    assert entry is not None
+    label = page.find(id="pt2-whats-new-2-15-collective-aliases")
+    assert label is not None
+    entry = label.find_parent("section")  # the label is a span at the top of its section
     own = " ".join(p.get_text() for p in entry.select("div.sphx-glr-script-out pre"))
     recorded = entry.select("pre.torch-outputs, .torch-outputs pre")
     assert "all_gather_into_tensor: no warning" in own
