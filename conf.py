@@ -44,6 +44,7 @@ extensions = [
     "blockexec",  # how each code block runs: torchrun scripts under torchrun
     "machines",  # results recorded on other machines, beside the live ones
     "since",  # from which torch release each entry works, from the version records
+    "wordings",  # an errors entry's message as other releases printed it, from the records
     "tasksearch",  # search results down to the entry, as the reader types
     "searchentries",  # Sphinx's own search keeps every page's index entries across rebuilds
     "tablewidths",  # Summary tables state their column widths: they hold still as pages load

@@ -18,7 +18,9 @@ older code (stale) from one of the code it shows.
 
 Under the oldest torch ``pyproject.toml`` allows (``nox -s oldest-torch``) every entry
 runs. Under a later release (``nox -s torch-version -- 2.8.0``) every probe runs, and the
-code of the entries that did not all work under the oldest. ::
+code of the entries that did not all work under the oldest, and the code of every entry
+of ``examples/errors/``: each release's record keeps the messages it printed, and the
+page shows the wordings that differ from its own (``docs/_ext/wordings.py``). ::
 
     python benchmarks/torch_versions.py results [PAGE ...] [--retry-from FOLDER ...]
 
@@ -360,7 +362,10 @@ def main(out: Path, only: list[str], retry_from: list[Path] | None) -> int:
     plans = {}
     for path in pages:
         page = f"{path.parent.name}/{path.stem}"
-        with_code = None if wanted is None else {e for p, e in wanted if p == page}
+        # An errors entry's code runs under every release: its record keeps the message
+        # that release printed, which the page shows where the wording differs.
+        every = wanted is None or path.parent.name == "errors"
+        with_code = None if every else {e for p, e in wanted if p == page}
         plans[path] = plan_page(page_entries(path, ROOT), probes, with_code)
     parts = [
         part for page_plans in plans.values() for plan in page_plans

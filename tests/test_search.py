@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from playwright.sync_api import expect
 
 import errortext  # on the path through pytest's pythonpath setting
@@ -702,8 +703,59 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+# How releases before 1.5 worded the shapes message (THTensorMath's addmm check): the
+# version record planted below says that torch "2.4.1" printed it, for the page's code.
+OLDER_WORDING = (
+    "RuntimeError: size mismatch, m1: [64 x 50], m2: [100 x 10] at "
+    "/opt/conda/conda-bld/pytorch_1579022060824/work/aten/src/TH/generic/THTensorMath.cpp:136"
+)
+OLDER_PASTED = (
+    "RuntimeError: size mismatch, m1: [32 x 768], m2: [512 x 2] at "
+    "/pytorch/aten/src/TH/generic/THTensorMath.cpp:41"
+)
+
+
+def plant_older_wording(root: Path, release: str = "2.4.1") -> str:
+    """Test data only: a version record in which ``release`` words the shapes entry's message
+    as :data:`OLDER_WORDING` (and runs the other entries as the page does). Returns its path."""
+    from cheatsheet import environment, records
+    from cheatsheet.entries import page_entries
+
+    page = root / "examples" / "errors" / "matmul_errors.py"
+    machine = {**environment().as_dict(), "torch_version": release}
+    date = "2026-01-02T00:00:00+00:00"
+    record = records.page_record(
+        "errors/matmul_errors", page.read_text(), [], machine, "f" * 40, date
+    )
+    shapes = SHAPES.rpartition("#")[2]
+    record["packages"] = {"torchao": "not installed"}
+
+    def block(origin: str, label: str) -> dict:
+        output = OLDER_WORDING + "\n" if label == shapes else ""
+        return {"origin": origin, "status": "works", "runs": 1, "failures": 0, "error": "",
+                "output": output}  # fmt: skip
+
+    record["entries"] = [
+        {
+            "entry": e.label,
+            "source_sha256": e.digest(),
+            "probe": None,
+            "blocks": [block(b.origin, e.label) for b in e.blocks],
+        }
+        for e in page_entries(page, root)
+        if e.label.startswith("errors-")
+    ]
+    folder = root / "results" / f"{records.machine_id(machine)}-torch-{release}" / "errors"
+    folder.mkdir(parents=True)
+    (folder / "matmul_errors.json").write_text(json.dumps(record), encoding="utf-8")
+    return (folder / "matmul_errors.json").relative_to(root).as_posix()
+
+
 def lay_out_errors_site(root: Path, mini_site) -> None:
-    """A mini site with one page: two error entries and an entry about matrix products."""
+    """A mini site with one page: two error entries and an entry about matrix products.
+
+    A version record says that an older release worded the first entry's message otherwise.
+    """
     mini_site.lay_out(root)
     (root / "docs" / "index.md").write_text(MINI_INDEX, encoding="utf-8")
     topic = root / "examples" / "errors"
@@ -712,6 +764,7 @@ def lay_out_errors_site(root: Path, mini_site) -> None:
     (topic / "GALLERY_HEADER.rst").write_text(ERRORS_HEADER, encoding="utf-8")
     (topic / "matmul_errors.py").write_text(ERRORS_PAGE, encoding="utf-8")
     (topic / "profiler_notes.py").write_text(NOTES_PAGE, encoding="utf-8")
+    plant_older_wording(root)
 
 
 @pytest.fixture(scope="module")
@@ -729,6 +782,30 @@ def prose_stems(site: Path, anchor: str) -> set[str]:
     data = json.loads(script.removeprefix("TaskSearch.load(").rstrip().removesuffix(");"))
     row = next(r for r in data["sections"] if r[1] == anchor)
     return set(row[5 + data["fields"].index("prose")].split())
+
+
+@pytest.mark.slow
+def test_an_entry_shows_the_wording_an_older_release_printed_beside_its_own(errors_site):
+    soup = BeautifulSoup((errors_site / SHAPES.partition("#")[0]).read_text(), "html.parser")
+    shapes = soup.find(id=SHAPES.rpartition("#")[2]).find_parent("section")
+    own = " ".join(p.get_text() for p in shapes.select("div.sphx-glr-script-out pre"))
+    assert "mat1 and mat2 shapes cannot be multiplied (64x50 and 100x10)" in own
+    [older] = shapes.select("div.release-wordings")
+    assert "torch 2.4.1" in older.get_text()
+    assert older.select_one("pre").get_text().strip() == OLDER_WORDING
+    # The other entries printed under 2.4.1 what they print now: nothing to show.
+    assert len(soup.select("div.release-wordings")) == 1
+    # The older message is the entry's, for search, and not its prose.
+    assert "mismatch" not in prose_stems(errors_site, SHAPES.rpartition("#")[2])
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_message_worded_as_an_older_release_words_it_finds_its_entry_first(browser, errors_url):
+    tab = browser.new_page()
+    found = task_search(tab, errors_url, [OLDER_PASTED], {"phrases": False})
+    tab.close()
+    assert [r["href"] for r in found[OLDER_PASTED]][:1] == [SHAPES]
 
 
 @pytest.mark.slow

@@ -112,8 +112,8 @@ def normalise(text: str, rules: Rules | None = None) -> str:
     return " ".join(text.lower().split()[: rules.max_words])
 
 
-def printed_messages(output: str, rules: Rules | None = None) -> list[str]:
-    """Find the error messages in a block of printed output, each normalised.
+def printed_lines(output: str, rules: Rules | None = None) -> list[str]:
+    """Find the error messages in a block of printed output, as printed.
 
     A message starts at a line that holds an exception marker and goes on over the
     lines torch continues it with: the line after one that ends in a colon
@@ -130,5 +130,11 @@ def printed_messages(output: str, rules: Rules | None = None) -> list[str]:
             found[-1].append(line)
         elif found:
             found.append([])  # the page's own line: the message before it has ended
-    messages = (normalise(" ".join(lines), rules) for lines in found if lines)
+    return ["\n".join(lines) for lines in found if lines]
+
+
+def printed_messages(output: str, rules: Rules | None = None) -> list[str]:
+    """Find the error messages in a block of printed output, each normalised."""
+    rules = rules or load_rules()
+    messages = (normalise(text.replace("\n", " "), rules) for text in printed_lines(output, rules))
     return [m for m in messages if m]

@@ -103,9 +103,11 @@ ERROR_LABEL_PREFIX = "errors-"
 # under an entry's heading, the machine stamp under a page's title (machines.py), and
 # sphinx-gallery's own text: the "Go to the end to download" note under the title, and
 # the running time and download links after the last block, which would otherwise read
-# as the last entry's prose ("total", "notebook", "source code", "zip").
+# as the last entry's prose ("total", "notebook", "source code", "zip"). The messages
+# other releases printed for an errors entry (wordings.py) are its messages, not its prose.
+OTHER_RELEASES = "release-wordings"
 NOT_OWN = frozenset({
-    "since-note", "page-stamp",
+    "since-note", "page-stamp", OTHER_RELEASES,
     "sphx-glr-download-link-note", "sphx-glr-timing", "sphx-glr-footer", "sphx-glr-signature",
 })  # fmt: skip
 
@@ -372,6 +374,12 @@ def _record(
     paragraph = next((n for n in own if isinstance(n, nodes.paragraph)), None)
     text = _split_text(own)
     messages = errortext.printed_messages(text.output)
+    for child in section.children:
+        if isinstance(child, nodes.section):
+            break
+        if OTHER_RELEASES in child.get("classes", []):
+            for block in child.findall(nodes.literal_block):
+                messages += errortext.printed_messages(block.astext())
     if error_entry:
         messages.append(errortext.normalise(title))
     return Record(

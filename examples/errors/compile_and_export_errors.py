@@ -15,7 +15,7 @@ You see                                       Fix
 ============================================  ==========================================================
 torch._dynamo hit config.recompile_limit      :entry:`torch.compile(fn, dynamic=True) <errors-recompile-limit>`, ``mark_dynamic(x, 0)``
 Unsupported: Data-dependent branching         :entry:`torch.where(x.sum() > 0, x + 1, x - 1) <errors-graph-break-fullgraph>`
-Attempted to call function marked as skipped  :entry:`f(x, torch.tensor(time.time())) <errors-call-skipped>`: call it outside
+Attempted to call function marked as skipped  :entry:`f(x, torch.tensor(os.getpid())) <errors-call-skipped>`: call it outside
 Could not guard on data-dependent expression  :entry:`torch.cond(pred, true_fn, false_fn, (x,)) <errors-export-data-dependent>`
 No working C++ compiler found                 :entry:`CXX=g++ <errors-no-cxx-compiler>`, ``backend="aot_eager"`` meanwhile
 No ONNX function found for <OpOverload(…)>    :entry:`x.sort(-1).values[..., k] <errors-onnx-operator>`, ``custom_translation_table=``
@@ -147,9 +147,13 @@ for x in (torch.ones(3), -torch.ones(3)):
 # Attempted to call function marked as skipped
 # --------------------------------------------
 # Dynamo traces Python, and the function called is not Python it can read: a builtin
-# written in C (``time.time``, ``os.getpid``) or a C extension's function. Without
+# written in C (``os.getpid``, ``zlib.crc32``) or a C extension's function. Without
 # ``fullgraph=True`` the call is a graph break and runs eagerly; with it, the compile
-# fails. Dynamo first warns, once per function, naming it.
+# fails. Dynamo first warns, once per function, naming it. Newer releases give a clock
+# read (``time.time``) a message of its own, "Call to a time function": a deliberate
+# graph break that keeps the read in its place between the compiled operations. The
+# code below prints what this torch says to both; the fix is the same.
+import os
 import textwrap
 import time
 import warnings
@@ -158,37 +162,44 @@ import torch
 
 
 @torch.compile(fullgraph=True, backend="eager")
+def tag(x):
+    return x * os.getpid()
+
+
+@torch.compile(fullgraph=True, backend="eager")
 def stamp(x):
     return x * time.time()
 
 
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    try:
-        stamp(torch.ones(2))
-    except torch._dynamo.exc.Unsupported as err:
-        print(f"{type(err).__name__}: {str(err).splitlines()[0]}")
-for warning in caught:
-    first_line = str(warning.message).splitlines()[0]
-    print(f"{warning.category.__name__}: {textwrap.shorten(first_line, 100, placeholder=' …')}")
+for compiled in (tag, stamp):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            compiled(torch.ones(2))
+        except torch._dynamo.exc.Unsupported as err:
+            print(f"{compiled.__name__}: {type(err).__name__}: {str(err).splitlines()[0]}")
+    for warning in caught:
+        first_line = str(warning.message).splitlines()[0]
+        print(f"{warning.category.__name__}: {textwrap.shorten(first_line, 100, placeholder=' …')}")
 
 # %%
 # Fix: call it outside the compiled function and pass the result in, as a tensor (a
-# Python float is compiled in as a constant at first, and its second value costs a
+# Python number is compiled in as a constant at first, and its second value costs a
 # recompile). A C function that must stay inside can be wrapped as an operator
 # (``torch.library.custom_op``), which the graph then calls.
+import os
 import time
 
 import torch
 
 
 @torch.compile(fullgraph=True, backend="eager")
-def stamp(x, now):
-    return x * now
+def stamp(x, now, pid):
+    return x * now + pid
 
 
 for _ in range(2):
-    print(stamp(torch.ones(2), torch.tensor(time.time())).shape)
+    print(stamp(torch.ones(2), torch.tensor(time.time()), torch.tensor(os.getpid())).shape)
 
 # %%
 # .. _errors-export-data-dependent:

@@ -14,7 +14,7 @@ You see                                              Fix
 ===================================================  ==========================================================
 Default process group has not been initialized       :entry:`dist.init_process_group("gloo") <errors-no-process-group>` first
 environment variable RANK expected, but not set      :entry:`torchrun --nproc-per-node=2 train.py <errors-env-rank>`
-ProcessGroupNCCL is only supported with GPUs         :entry:`"nccl" if torch.cuda.is_available() else "gloo" <errors-nccl-no-gpu>`
+nccl2 requires at least one CUDA device             :entry:`"nccl" if torch.cuda.is_available() else "gloo" <errors-nccl-no-gpu>`
 Expected to have finished reduction                  :entry:`find_unused_parameters=True <errors-ddp-unused-parameters>`, or use every parameter
 \'DistributedDataParallel\' object has no attribute  :entry:`model.module.fc <errors-wrapper-attribute>`
 ===================================================  ==========================================================
@@ -104,10 +104,15 @@ print("\n".join(sorted(run.stdout.splitlines())))  # the ranks print in any orde
 # %%
 # .. _errors-nccl-no-gpu:
 #
-# ProcessGroupNCCL is only supported with GPUs, no GPUs found!
-# ------------------------------------------------------------
+# nccl2 requires at least one CUDA device
+# ---------------------------------------
 # The ``nccl`` backend moves CUDA tensors between GPUs, and this machine has none; a
-# training script written for GPUs meets it on a laptop or a CPU-only CI runner.
+# training script written for GPUs meets it on a laptop or a CPU-only CI runner. Where
+# ``"nccl"`` names the NCCL 2 process group, as in the newest releases, it words the
+# message this way; ``"nccl-legacy"`` (or ``TORCH_DIST_USE_NCCL2=0``) is the old group,
+# which says "ProcessGroupNCCL is only supported with GPUs, no GPUs found!" as
+# ``"nccl"`` did before (the releases are named above, from the records). The code asks
+# for both; a torch that has no ``"nccl-legacy"`` says so.
 import tempfile
 import warnings
 from pathlib import Path
@@ -118,15 +123,18 @@ import torch.distributed as dist
 if torch.cuda.is_available():
     print("GPU here: nccl would start; nothing to show")
 else:
-    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
-        # A torch built without NCCL (the CPU wheels) first warns that it has none.
-        warnings.filterwarnings("ignore", message="Attempted to get default timeout for nccl")
-        try:
-            dist.init_process_group(
-                "nccl", init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
-            )
-        except (ValueError, RuntimeError) as err:  # RuntimeError: a torch built without NCCL
-            print(f"{type(err).__name__}: {err}")
+    for backend in ("nccl", "nccl-legacy"):
+        with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+            # A torch built without NCCL (the CPU wheels) first warns that it has none.
+            warnings.filterwarnings("ignore", message="Attempted to get default timeout for nccl")
+            try:
+                dist.init_process_group(
+                    backend, init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+                )
+            # RuntimeError: a torch built without NCCL, or nccl2; AssertionError: a torch
+            # before 2.15, which has no "nccl-legacy"
+            except (ValueError, RuntimeError, AssertionError) as err:
+                print(f"{backend}: {type(err).__name__}: {err}")
     print("a group was left initialized:", dist.is_initialized())
 
 # %%
