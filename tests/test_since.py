@@ -154,14 +154,17 @@ def _probes(tmp_path: Path, text: str) -> dict:
     return load_probes(path)
 
 
-def _record(version: str, *rows: dict, page: str = "p/a", path: str | None = None) -> dict:
-    """Test data only: a version run's record."""
+def _record(
+    version: str, *rows: dict, page: str = "p/a", path: str | None = None, machine: str = "m"
+) -> dict:
+    """Test data only: a version run's record, of the machine ``machine`` (its CPU's name)."""
     return {
         "page": page,
-        "machine": {"torch_version": version},
+        "machine_id": machine,
+        "machine": {"torch_version": version, "cpu": machine},
         "date": "2026-01-02T00:00:00+00:00",
         "entries": list(rows),
-        "_path": path or f"results/m-torch-{version}/{page}.json",
+        "_path": path or f"results/{machine}-torch-{version}/{page}.json",
     }
 
 
@@ -212,6 +215,42 @@ def test_an_optional_newer_argument_gets_its_own_note_and_does_not_date_the_call
     assert "`respect_saved_tensors_hooks=`, which needs 2.14 (under 2.13.0:" in note
     assert state.problems == []
     assert state.stale == []
+
+
+FLEX_PROBES = """
+[flex]
+call = "torch.compile(flex_attention) on the CPU"
+code = "import torch"
+"""
+
+
+def test_machines_that_disagree_under_a_release_each_get_their_since(tmp_path):
+    probes = _probes(tmp_path, FLEX_PROBES)
+    flex = _entry("flex", "torch.compile(flex_attention)(q, k, v)")
+    cpp = "torch._inductor.exc.InductorError: CppCompileError: C++ compile error"
+
+    def run(version: str, status: str, machine: str) -> dict:
+        error = cpp if status == FAILS else ""
+        row = _row(flex, "import torch\n", _part(status, error), _part(status, error))
+        return _record(version, row, machine=machine)
+
+    runs = [
+        run("2.6.0", WORKS, "Xeon"), run("2.7.1", FAILS, "Xeon"), run("2.8.0", FAILS, "Xeon"),
+        run("2.9.1", WORKS, "Xeon"), run("2.6.0", WORKS, "Epyc"), run("2.7.1", WORKS, "Epyc"),
+        run("2.8.0", WORKS, "Epyc"), run("2.9.1", WORKS, "Epyc"),
+    ]  # fmt: skip
+    since = compute(runs, {("p/a", "flex"): flex}, probes).since["flex"]
+    assert since.role_text() == "≤ 2.6 or 2.9, by machine"
+    note = since.note()
+    assert (
+        "depends on the machine: under 2.7.1 and 2.8.0 it works on Epyc and fails on Xeon" in note
+    )
+    assert "CppCompileError" in note
+    assert "on Epyc, ≤ 2.6; on Xeon, 2.9." in note
+    # The same records from one machine only: one since, no word of machines.
+    one = compute([r for r in runs if r["machine_id"] == "Xeon"], {("p/a", "flex"): flex}, probes)
+    assert one.since["flex"].role_text() == "2.9"
+    assert "machine" not in one.since["flex"].note()
 
 
 def test_a_skipped_probe_is_not_measured_never_works(tmp_path):

@@ -17,6 +17,10 @@ of the probe's names. The rules, in one place:
   unmeasured release is never counted as failing.
 - The entry's own code blocks are dated the same way; one that needs a later release
   than the probe (an optional argument, a diagnostic) gets a note of its own.
+- Records of several machines count together, except where two of them disagree under
+  one release (the probe works on one and fails on the other, each reproduced): then
+  the since depends on the machine, and ``:since:`` writes each machine's ("≤ 2.6 or
+  2.9, by machine") and the note says under which releases which machine fails.
 - The API check is a second measurement: where the names exist from another release
   than the one the call works from, the note says both.
 - Every record is checked against ``record.schema.json`` when it is read, and against
@@ -45,7 +49,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from cheatsheet.entries import FAILS, FLAKY, SKIPPED, WORKS, Entry, Probe, load_probes, page_entries
-from machines import RESULTS_DIR, load_records
+from machines import RESULTS_DIR, cpu_words, load_records
 
 logger = logging.getLogger(__name__)
 
@@ -164,6 +168,10 @@ class History:
     probe: dict[Version, Outcome] = field(default_factory=dict)
     api: dict[Version, Outcome] = field(default_factory=dict)
     blocks: dict[int, dict[Version, Outcome]] = field(default_factory=dict)
+    # The probe's outcomes by machine (its id), and each machine's CPU in words: where
+    # two machines' records disagree under one release, the since depends on the machine.
+    by_machine: dict[str, dict[Version, Outcome]] = field(default_factory=dict)
+    machine_words: dict[str, str] = field(default_factory=dict)
 
 
 def _outcome(part: dict[str, Any], record: str = "") -> Outcome:
@@ -223,6 +231,9 @@ def histories(
             history = found.setdefault(key, History(*key))
             if row["probe"] is not None:
                 history.probe[release] = _outcome(row["probe"])
+                machine = record["machine_id"]
+                history.by_machine.setdefault(machine, {})[release] = history.probe[release]
+                history.machine_words[machine] = cpu_words(record["machine"])
                 missing = row["probe"]["api_missing"]
                 history.api[release] = Outcome(
                     FAILS if missing else WORKS, "missing: " + ", ".join(missing) if missing else ""
@@ -313,6 +324,9 @@ class EntrySince:
     api: Dating | None = None
     extras: tuple[tuple[int, Dating], ...] = ()
     earlier: tuple[tuple[Version, str], ...] = ()
+    # Where machines' records disagree: each machine's CPU in words, dating and outcomes.
+    machines: tuple[tuple[str, Dating, dict[Version, Outcome]], ...] = ()
+    disputed: tuple[Version, ...] = ()  # the releases under which the machines disagree
 
     @property
     def release(self) -> str:
@@ -332,7 +346,15 @@ class EntrySince:
         )
 
     def role_text(self) -> str:
-        """Return what ``:since:`` writes: the release, and the API check's where it differs."""
+        """Return what ``:since:`` writes: the release, and the API check's where it differs.
+
+        Where the machines' records disagree, each machine's since, and "by machine".
+        """
+        if self.machines:
+            sinces = dict.fromkeys(
+                d.since() if d.first else "none yet" for _, d, _ in self.machines
+            )
+            return " or ".join(sinces) + ", by machine"
         if self.api_differs and self.api.first < self.call.first:
             return f"{self.release} (API {self.api.since()})"
         return self.release
@@ -340,8 +362,8 @@ class EntrySince:
     def needs_note(self) -> bool:
         c = self.call
         return bool(
-            not c.at_oldest or self.extras or c.regressions or c.flaky or c.unmeasured
-            or self.api_differs
+            self.machines or not c.at_oldest or self.extras or c.regressions or c.flaky
+            or c.unmeasured or self.api_differs
         )  # fmt: skip
 
     def note(self) -> str:
@@ -369,6 +391,8 @@ class EntrySince:
             )
         else:
             parts.append(f"Works from torch {c.first} on: measured; not measured before that.")
+        if self.machines:  # the merged records' story is no machine's: each says its own
+            parts, earlier, c = [self._by_machine(call)], [], Dating(c.first, c.oldest)
         if self.api_differs:
             parts.append(
                 f"The names it needs exist from {self.api.first} (checked against each "
@@ -397,6 +421,29 @@ class EntrySince:
                 + (f" (under {v}: {_short(error, 120)})." if v else ".")
             )
         return " ".join(parts)
+
+    def _by_machine(self, call: str) -> str:
+        """Say where the machines' records disagree, and each machine's since."""
+        told: dict[tuple[str, str, str], list[Version]] = {}
+        for v in self.disputed:
+            works = [w for w, _, outs in self.machines if v in outs and outs[v].status == WORKS]
+            fails = [(w, outs[v].error) for w, _, outs in self.machines
+                     if v in outs and outs[v].status == FAILS]  # fmt: skip
+            error = _short(self._explain(v, fails[0][1]), 120)
+            key = (" and ".join(works), " and ".join(w for w, _ in fails), error)
+            told.setdefault(key, []).append(v)
+        disputes = "; ".join(
+            f"under {_release_list(vs)} it works on {works} and fails on {fails} ({error})"
+            for (works, fails, error), vs in told.items()
+        )
+        sinces = "; ".join(
+            f"on {words}, {d.since() if d.first else 'not under the newest release measured'}"
+            for words, d, _ in self.machines
+        )
+        return (
+            f"Which release {call} first works under depends on the machine: {disputes}. "
+            f"Each machine's records date it: {sinces}."
+        )
 
     def _explain(self, release: Version, error: str) -> str:
         for known in self.probe.known if self.probe else ():
@@ -427,7 +474,30 @@ def entry_since(
             (v, o.error) for v, o in sorted(outcomes.items())
             if api.first <= v < call.last_failing[0] and o.status == FAILS
         )  # fmt: skip
-    return EntrySince(history.page, history.entry, probe, call, api, tuple(extras), earlier)
+    machines, disputed = _machine_datings(history, releases) if probe else ((), ())
+    return EntrySince(
+        history.page, history.entry, probe, call, api, tuple(extras), earlier, machines, disputed
+    )
+
+
+def _machine_datings(
+    history: History, releases: tuple[Version, ...]
+) -> tuple[tuple[tuple[str, Dating, dict[Version, Outcome]], ...], tuple[Version, ...]]:
+    """Each machine's dating of the probe, where two machines disagree under one release.
+
+    A release under which one machine's probe works and another's fails (each reproduced)
+    is disputed; with none, the machines agree and one since holds for all (empty result).
+    """
+    per = history.by_machine
+    disputed = tuple(
+        v for v in sorted({v for outcomes in per.values() for v in outcomes})
+        if {o[v].status for o in per.values() if v in o} >= {WORKS, FAILS}
+    )  # fmt: skip
+    if not disputed:
+        return (), ()
+    datings = [(history.machine_words[m], date(per[m], releases), per[m]) for m in sorted(per)]
+    datings.sort(key=lambda wdo: (wdo[1].first or Version("999"), wdo[0]))
+    return tuple(datings), disputed
 
 
 def known_contradictions(history: History, probe: Probe) -> list[str]:
