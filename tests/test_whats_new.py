@@ -53,3 +53,34 @@ def test_a_name_the_page_leaves_out_is_found():
     assert unaccounted("nothing named", old, new) == [
         "torch.optim.functional", "torch.optim.Muon", "torch.foreach.add_", "torch.foreach.mul_"
     ]  # fmt: skip
+
+
+_ENTRY_LINK = re.compile(r":entry:`[^`<]*<([\w-]+)>`")
+
+
+def linked_from_elsewhere(release_page: Path, pages: list[Path]) -> dict[str, list[str]]:
+    """Return each entry of ``release_page`` with the other pages whose Summary links it."""
+    labels = re.findall(r"^# \.\. _([\w-]+):$", release_page.read_text(encoding="utf-8"), re.M)
+    found: dict[str, list[str]] = {label: [] for label in labels}
+    for page in pages:
+        if page == release_page:
+            continue
+        for label in _ENTRY_LINK.findall(page.read_text(encoding="utf-8")):
+            if label in found:
+                found[label].append(page.stem)
+    return found
+
+
+def test_every_feature_of_the_newest_release_is_linked_where_readers_look_for_it():
+    # Its entries run on the release page; the pages of the API each one belongs to link it
+    # from their Summary, where a reader of that API looks (and search reads the row).
+    newer = json.loads(_releases()[-1].read_text(encoding="utf-8"))
+    major, minor = newer["torch"].split("+")[0].split(".")[:2]
+    page = ROOT / "examples" / "pytorch2" / f"whats_new_{major}_{minor}.py"
+    links = linked_from_elsewhere(page, sorted((ROOT / "examples").glob("*/*.py")))
+    # Entries about the release as a whole, or about what this CPU cannot run.
+    about_the_release = {f"pt2-whats-new-{major}-{minor}-{s}" for s in ("not-on-cpu",)}
+    alone = [
+        label for label, pages in links.items() if not pages and label not in about_the_release
+    ]
+    assert not alone, f"no other page's Summary links these entries of {page.name}: {alone}"

@@ -17,6 +17,7 @@ float32 from NumPy's float64    :entry:`torch.from_numpy(arr).float() <basics-fr
 an array over a CPU tensor      :entry:`t.numpy() <basics-to-numpy>` (no copy)
 an array from a tracked tensor  :entry:`t.detach().numpy() <basics-numpy-requires-grad>`
 an array from a GPU tensor      :entry:`t.detach().cpu().numpy() <basics-numpy-from-gpu>`, ``t.numpy(force=True)``
+a tensor from a Python buffer   :entry:`torch.asarray(buf, dtype=torch.int32) <pt2-whats-new-2-15-behaviour>`: its default dtype changed
 ==============================  ==================================================
 """
 

@@ -16,6 +16,7 @@ to save them               :entry:`torch.save(model.state_dict(), path) <basics-
 to load them               :entry:`model.load_state_dict(torch.load(path)) <basics-state-dict>`
 to resume training         :entry:`torch.save({"model": ..., "optimizer": ...}) <basics-checkpoint>`, with ``epoch``
 to load a pickled object   :entry:`weights_only=False <basics-weights-only>` (trusted files), ``torch.serialization.safe_globals``
+to load nested tensors     :entry:`weights_only=False <pt2-whats-new-2-15-behaviour>` (trusted files): ``weights_only=True`` refuses them
 to load on another device  :entry:`torch.load(path, map_location="cpu") <basics-map-location>`
 a huge checkpoint          :entry:`torch.load(path, mmap=True) <basics-mmap-load>`, ``load_state_dict(..., assign=True)``
 to move an optimizer       :entry:`opt.load_state_dict(opt.state_dict()) <basics-optimizer-device>` after ``model.to(...)``

@@ -20,6 +20,8 @@ C++ GEMM template or the library    :entry:`freezing + max_autotune=True <pt2-co
 eager against compiled settings     :entry:`compare({"eager": m, "frozen": f}, x) <pt2-compile-in-practice-settings>`
 compile cost, cold and warm         :entry:`startup_cost(setup, "torch.compile(m)(x)") <pt2-compile-in-practice-cost>`
 no recompile per new size           :entry:`dynamic=True <pt2-compile-in-practice-recompiles>` or ``torch._dynamo.mark_dynamic(x, 0)``
+a dynamic size within bounds        :entry:`maybe_mark_dynamic(x, 0, min=2, max=16) <pt2-whats-new-2-15-maybe-mark-dynamic>`
+inputs compiled in as constants     :entry:`torch.compiler.config.static_sources <pt2-whats-new-2-15-static-sources>`
 compiled training                   :entry:`torch.compile(model), then the usual loop <pt2-compile-in-practice-train>`
 portable weights                    :entry:`model.compile() <pt2-compile-in-practice-save>` (in place), or save
                                     ``compiled._orig_mod.state_dict()``

@@ -18,6 +18,7 @@ know where the compiled code goes     :entry:`TORCHINDUCTOR_CACHE_DIR <pt2-compi
                                       ``TORCHINDUCTOR_FX_GRAPH_CACHE``, ``TORCHINDUCTOR_AUTOGRAD_CACHE``
 carry the caches to a new machine     :entry:`torch.compiler.save_cache_artifacts() <pt2-compile-time-mega-cache>`,
                                       then ``load_cache_artifacts(data)`` before compiling
+compile here, load in a new process   :entry:`precompile.capture(fn, ...) <pt2-whats-new-2-15-precompile>`, then ``precompile.load``
 find and cap recompiles               :entry:`TORCH_LOGS="recompiles" <pt2-compile-time-recompiles>`,
                                       ``torch._dynamo.config.recompile_limit``
 ====================================  ==================================================================================

@@ -14,6 +14,7 @@ the versions that matter              :entry:`importlib.metadata.version("onnx")
 a batch size chosen at run time       :entry:`Dim("batch") <pt2-deployment-aoti>` in ``export(m, (x,), dynamic_shapes=...)``
 a compiled package (.pt2)             :entry:`aoti_compile_and_package(ep, package_path=p) <pt2-deployment-aoti>`
 run the package from Python           :entry:`torch._inductor.aoti_load_package(p) <pt2-deployment-aoti>`
+one package, several threads          :entry:`aoti_load_package(p, num_runners=2) <pt2-deployment-aoti-runners>`
 the package against eager, timed      :entry:`compare({"eager": m, "AOTInductor": runner}, x) <pt2-deployment-aoti>`
 run the package from C++              :entry:`torch::inductor::AOTIModelPackageLoader <pt2-deployment-cpp>`, no Python
 an ONNX model                         :entry:`torch.onnx.export(m, (x,), dynamo=True) <pt2-deployment-onnx>` (the default since 2.9)
@@ -98,6 +99,47 @@ finally:
 print(table)
 for verdict in table.verdicts():
     print(verdict + ".")
+
+# %%
+# .. _pt2-deployment-aoti-runners:
+#
+# One package, called from several threads
+# -----------------------------------------
+# A loaded package runs one call at a time. ``num_runners=N`` loads N
+# instances of the compiled model from the one package, so that N threads (a
+# server's workers) can call it at once; each call takes a free instance. The
+# path may also be the folder a ``.pt2`` was unzipped into. Below, two threads
+# make eight calls on two runners and every output matches eager; the speed of
+# concurrent calls depends on the model and the cores, and is not timed here.
+import concurrent.futures
+import os
+import tempfile
+import zipfile
+
+import torch
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+model.eval()
+exported = torch.export.export(model, (torch.randn(8, 16),))
+with tempfile.TemporaryDirectory() as tmp, torch.no_grad():
+    path = torch._inductor.aoti_compile_and_package(
+        exported,
+        package_path=os.path.join(tmp, "model.pt2"),
+        inductor_configs={"aot_inductor.precompile_headers": False},
+    )
+    runner = torch._inductor.aoti_load_package(path, num_runners=2)
+    inputs = [torch.randn(8, 16) for _ in range(8)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        outputs = list(pool.map(runner, inputs))
+    for x, y in zip(inputs, outputs, strict=True):
+        torch.testing.assert_close(y, model(x))
+    print(f"{len(outputs)} calls from 2 threads on 2 runners: every output matches eager")
+    with zipfile.ZipFile(path) as package:
+        package.extractall(os.path.join(tmp, "unzipped"))
+    from_folder = torch._inductor.aoti_load_package(os.path.join(tmp, "unzipped"))
+    torch.testing.assert_close(from_folder(inputs[0]), model(inputs[0]))
+    print("loaded from the unzipped folder: matches eager")
 
 # %%
 # .. _pt2-deployment-cpp:

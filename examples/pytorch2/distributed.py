@@ -18,6 +18,7 @@ sum over ranks, in place          :entry:`dist.all_reduce(t, op=dist.ReduceOp.SU
 rank 0's value everywhere         :entry:`dist.broadcast(t, src=0) <pt2-distributed-broadcast>`
 every rank's tensor               :entry:`dist.all_gather(out_list, t) <pt2-distributed-broadcast>`
 sum, then a chunk per rank        :entry:`dist.reduce_scatter(out, in_list) <pt2-distributed-reduce-scatter>`
+one flat tensor of every rank's   :entry:`dist.all_gather_into_tensor(out, t) <pt2-whats-new-2-15-collective-aliases>`, an alias of ``all_gather_single``
 wait for all ranks                :entry:`dist.barrier() <pt2-distributed-barrier>`
 data-parallel training            :entry:`DDP(model) <distributed-ddp>`
 compiled data-parallel training   :entry:`torch.compile(DDP(model)) <pt2-distributed-compile>`
@@ -27,6 +28,7 @@ find the rank a job waits for     :entry:`dist.monitored_barrier(timeout=timedel
 catch mismatched collectives      :entry:`TORCH_DISTRIBUTED_DEBUG=DETAIL <distributed-debug-detail>`
 sharded parameters (FSDP2)        :entry:`fully_shard(layer) <distributed-fsdp2>` per layer, then ``fully_shard(model)``
 sharded checkpoint                :entry:`dcp.save(sd, checkpoint_id=dir) <distributed-checkpoint>`, ``dcp.load(sd, checkpoint_id=dir)``
+a checkpoint through fsspec       :entry:`FsspecWriter(path), FsspecReader(path) <pt2-whats-new-2-15-fsspec-checkpoint>`
 sharded optimizer state (ZeRO-1)  :entry:`ZeroRedundancyOptimizer(params, optimizer_class=Adam) <distributed-zero>`
 launch on GPUs                    :entry:`torchrun --nproc-per-node=8 train.py <pt2-distributed-torchrun>`
 a crashed rank's traceback        :entry:`@record <pt2-distributed-torchrun>` on ``main`` (``torch.distributed.elastic``)

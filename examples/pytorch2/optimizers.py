@@ -14,6 +14,9 @@ see which implementation runs         :entry:`TorchFunctionMode around opt.step(
 one loop per tensor (CPU default)     :entry:`AdamW(params, foreach=False) <pt2-optimizers-which>`
 one call per operation for all        :entry:`AdamW(params, foreach=True) <pt2-optimizers-which>` (the CUDA default)
 one kernel for the whole update       :entry:`AdamW(params, fused=True) <pt2-optimizers-same>`, CPU too
+every tensor of a list at once        :entry:`torch.foreach.add_(params, grads, alpha=-lr) <pt2-whats-new-2-15-foreach>`
+a step without an optimizer object    :entry:`torch.optim.functional.adamw(...) <pt2-whats-new-2-15-optim-functional>`, AdamW's numbers
+parameters in a stable order          :entry:`SGD(list(params)) <pt2-whats-new-2-15-behaviour>`, not a set: a set warns
 the same numbers from each            :entry:`torch.testing.assert_close <pt2-optimizers-same>` after a few steps
 which is faster here                  :entry:`compare(...) of the three steps <pt2-optimizers-speed>`, 200 small tensors
 a compiled step                       :entry:`torch.compile(step) <pt2-optimizers-compiled>` around ``opt.step()``

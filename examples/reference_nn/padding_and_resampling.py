@@ -29,6 +29,7 @@ to resize inside an ``nn.Sequential``                  :entry:`nn.Upsample <api-
 to old name: use ``nn.Upsample(mode="nearest")``       :entry:`nn.UpsamplingNearest2d <api-nn-upsamplingnearest2d>`
 to old name: use bilinear with ``align_corners=True``  :entry:`nn.UpsamplingBilinear2d <api-nn-upsamplingbilinear2d>`
 to resize by size or factor, bicubic, antialiased      :entry:`F.interpolate <api-f-interpolate-modes>`
+to sample a volume at points, bicubic                  :entry:`F.grid_sample(vol, grid, mode="bicubic") <pt2-whats-new-2-15-grid-sample-bicubic>`
 to move channels into a larger image                   :entry:`nn.PixelShuffle <api-nn-pixelshuffle>`
 to move image blocks back into channels                :entry:`nn.PixelUnshuffle <api-nn-pixelunshuffle>`
 to interleave channel groups                           :entry:`nn.ChannelShuffle <api-nn-channelshuffle>`

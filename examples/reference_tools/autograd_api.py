@@ -28,6 +28,8 @@ to write an op with its own backward formula         :entry:`torch.autograd.Func
 to declare outputs without gradients                 :entry:`ctx.mark_non_differentiable <api-mark-non-differentiable>`
 to declare inputs that ``forward`` changed in place  :entry:`ctx.mark_dirty <api-mark-dirty>`
 to get ``None``, not zeros, for unused outputs       :entry:`ctx.set_materialize_grads(False) <api-set-materialize-grads>`
+to add into ``.grad`` itself from ``backward``       :entry:`ctx.input_grad_buffers <pt2-whats-new-2-15-input-grad-buffers>`
+to run code once the current backward ends           :entry:`torch.autograd.graph.queue_callback(fn) <pt2-whats-new-2-15-queue-callback>`
 to test a backward formula numerically               :entry:`torch.autograd.gradcheck <api-gradcheck>`
 a full Jacobian at a point                           :entry:`autograd.functional.jacobian(f, x) <api-autograd-functional-jacobian>`
 a full Hessian at a point                            :entry:`autograd.functional.hessian(f, x) <api-autograd-functional-hessian>`
