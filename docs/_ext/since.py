@@ -393,7 +393,7 @@ class EntrySince:
             parts.append(f"Works from torch {c.first} on: measured; not measured before that.")
         if self.machines:  # the merged records' story is no machine's: each says its own
             parts, earlier, c = [self._by_machine(call)], [], Dating(c.first, c.oldest)
-        if self.api_differs:
+        if self.api_differs and not self.machines:
             parts.append(
                 f"The names it needs exist from {self.api.first} (checked against each "
                 f"release); the call works from {c.first}."
