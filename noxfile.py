@@ -644,7 +644,9 @@ def oldest_torch(session: nox.Session) -> None:
     _under_torch(session, oldest, f"torch~={oldest}.0", *session.posargs)
 
 
-@nox.session(name="torch-version")
+# A fresh environment for every release: two releases' CUDA stacks do not mix (after
+# 2.5.1's, torch 2.14.1 stopped at import: libtorch_cuda.so: undefined symbol ncclCommResume).
+@nox.session(name="torch-version", reuse_venv=False)
 def torch_version(session: nox.Session) -> None:
     """Under a later release (`-- 2.8.0`), rerun the entries that did not work under the oldest."""
     if not session.posargs:

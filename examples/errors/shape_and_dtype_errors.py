@@ -544,7 +544,7 @@ attempts = {
 for code, attempt in attempts.items():
     try:
         attempt()
-    except NotImplementedError as err:
+    except RuntimeError as err:  # NotImplementedError (a RuntimeError) in newer releases
         print(f"{code}\n    {type(err).__name__}: {err}")
 half = torch.ones(2, 2, dtype=torch.half)
 print("float16 matmul on the CPU here gives", (half @ half).dtype)
