@@ -113,9 +113,8 @@ def _note(groups: dict[tuple[str, ...], list[Version]], records: dict[Version, s
     )
     for messages, releases in groups.items():
         where = records[releases[-1]]
-        words = f"torch {_release_list(releases)} (record {where}"
-        words += ", and the same for the others):" if len(releases) > 1 else "):"
-        box += nodes.paragraph("", words)
+        named = "its version record" if len(releases) == 1 else f"the record of {releases[-1]}"
+        box += nodes.paragraph("", f"torch {_release_list(releases)} ({named}: {where}):")
         text = "\n".join(messages)
         block = nodes.literal_block(text, text)
         block["language"] = "none"  # output, not code to highlight

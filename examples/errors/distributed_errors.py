@@ -14,7 +14,7 @@ You see                                              Fix
 ===================================================  ==========================================================
 Default process group has not been initialized       :entry:`dist.init_process_group("gloo") <errors-no-process-group>` first
 environment variable RANK expected, but not set      :entry:`torchrun --nproc-per-node=2 train.py <errors-env-rank>`
-nccl2 requires at least one CUDA device             :entry:`"nccl" if torch.cuda.is_available() else "gloo" <errors-nccl-no-gpu>`
+nccl2 requires at least one CUDA device              :entry:`"nccl" if torch.cuda.is_available() else "gloo" <errors-nccl-no-gpu>`
 Expected to have finished reduction                  :entry:`find_unused_parameters=True <errors-ddp-unused-parameters>`, or use every parameter
 \'DistributedDataParallel\' object has no attribute  :entry:`model.module.fc <errors-wrapper-attribute>`
 ===================================================  ==========================================================
