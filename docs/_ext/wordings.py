@@ -24,8 +24,8 @@ from sphinx.application import Sphinx
 
 import errortext
 import since
+from tasksearch import ERROR_LABEL_PREFIX as LABEL_PREFIX
 
-LABEL_PREFIX = "errors-"  # an errors entry's label (tasksearch.ERROR_LABEL_PREFIX)
 CLASS = "release-wordings"  # tasksearch reads its messages, not its words
 # A record's output holds what the block wrote to stderr too, where Python's warnings
 # module writes "file:line: Category: message" and the source line after it. A page
@@ -73,11 +73,6 @@ def _key(message: str) -> tuple[str, str]:
     return prefix, errortext.normalise(message)
 
 
-def _release_list(versions: list[Version]) -> str:
-    names = [str(v) for v in versions]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _own_output(section: nodes.section) -> list[str]:
     """Return what the section's code printed in this build (sphinx-gallery's output)."""
     found = []
@@ -114,7 +109,7 @@ def _note(groups: dict[tuple[str, ...], list[Version]], records: dict[Version, s
     for messages, releases in groups.items():
         where = records[releases[-1]]
         named = "its version record" if len(releases) == 1 else f"the record of {releases[-1]}"
-        box += nodes.paragraph("", f"torch {_release_list(releases)} ({named}: {where}):")
+        box += nodes.paragraph("", f"torch {since._release_list(releases)} ({named}: {where}):")
         text = "\n".join(messages)
         block = nodes.literal_block(text, text)
         block["language"] = "none"  # output, not code to highlight
