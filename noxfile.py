@@ -662,18 +662,17 @@ def torch_version(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def records(session: nox.Session) -> None:
-    """Copy the last build's page records into results/<machine-id>/, to commit and show."""
+    """Copy the last build's page records into results/<machine-id>/, to commit and show.
+
+    Each record goes under the machine its own stamp names, so a merge of several
+    machines' shards keeps them apart. A machine's earlier records are replaced file by
+    file: what is removed is a record file of that machine's folder, never a folder.
+    """
+    run = _site_env(session)
     built = BUILD / "_records"
-    pages = sorted(built.glob("*/*.json"))
-    if not pages:
+    if not sorted(built.glob("*/*.json")):
         session.error(f"no records in {built}: build the site first (nox -s docs)")
-    machine = json.loads(pages[0].read_text())["machine_id"]
-    target = ROOT / "results" / machine
-    shutil.rmtree(target, ignore_errors=True)
-    for page in pages:
-        (target / page.parent.name).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(page, target / page.parent.name / page.name)
-    session.log(f"{len(pages)} records of {machine} in {target.relative_to(ROOT)}")
+    run("python", "-m", "cheatsheet.records", str(built), str(ROOT / "results"))
 
 
 @nox.session(venv_backend="none")

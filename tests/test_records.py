@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
+import re
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -240,3 +243,148 @@ def test_pages_show_anew_when_a_record_or_the_code_rendering_records_changes(tmp
     assert second != first
     record.write_text('{"x": 1}')
     assert machines._results_digest(results) != second
+
+
+# -- Records that cannot lie ---------------------------------------------------------
+
+
+def _comparison_note(label: str = "b") -> dict:
+    from cheatsheet.report import Comparison, _paired_ratio
+    from cheatsheet.timing import Measurement
+
+    base = Measurement("a", tuple(2e-3 + i * 1e-6 for i in range(20)), 1, 0.0, 1, "cpu", 20)
+    other = Measurement(
+        label, tuple(1e-3 + (i % 3) * 1e-6 for i in range(20)), 1, 0.0, 1, "cpu", 20
+    )
+    comparison = Comparison((base, other), "a", (_paired_ratio(base, other),))
+    return {"kind": "comparison", **comparison.as_dict()}
+
+
+def _filed(tmp_path, record, folder=None, name=None):
+    path = tmp_path / (folder or record["machine_id"]) / record["page"].split("/")[0]
+    path = path / (name or record["page"].split("/")[1] + ".json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, allow_nan=True), encoding="utf-8")
+    return path
+
+
+def test_a_record_true_to_itself_is_read(tmp_path):
+    record = json.loads(json.dumps(_record([_comparison_note()])))
+    assert record["comparisons"][0]["ratios"][0]["kind"] == "faster"
+    assert records.read_record(_filed(tmp_path, record)) == record
+
+
+def _spoil_kind(r):
+    # 2x faster, its interval wholly above 1, filed as slower
+    r["comparisons"][0]["ratios"][0]["kind"] = "slower"
+
+
+def _spoil_interval(r):
+    r["comparisons"][0]["ratios"][0].update(speedup=9.0, low=0.1, high=0.2)
+
+
+def _spoil_sentence(r):
+    r["comparisons"][0]["ratios"][0]["sentence"] = "b is 20x faster than a (19–21x)"
+
+
+def _spoil_median(r):
+    r["comparisons"][0]["measurements"][0]["median_s"] = 1.0
+
+
+def _spoil_key(r):
+    r["comparisons"][0]["key"] = "x vs y"
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (lambda r: r["comparisons"][0]["ratios"][0].update(speedup=math.nan),
+         "not a readable JSON record: NaN is not a number"),
+        (lambda r: r["comparisons"][0]["measurements"][0].update(median_s=math.inf),
+         "not a readable JSON record: Infinity is not a number"),
+        (_spoil_kind, r"field comparisons/0/ratios/0/kind: 'slower', but its interval .* gives 'faster'"),
+        (_spoil_interval, r"field comparisons/0/ratios/0: speedup 9.0 lies outside its interval"),
+        (_spoil_sentence, r"field comparisons/0/ratios/0/sentence: 'b is 20x"),
+        (_spoil_median, r"field comparisons/0/measurements/0/median_s: 1.0, but its times give"),
+        (_spoil_key, r"field comparisons/0/key: 'x vs y' is not what its labels give"),
+        (lambda r: r["comparisons"][0]["measurements"][0].update(calls_per_run=0),
+         r"field comparisons/0/measurements/0/calls_per_run: 0 is less than the minimum of 1"),
+        (lambda r: r.update(machine_id="intel-xeon-2c"),
+         r"field machine_id: 'intel-xeon-2c', but its machine stamp gives 'amd-epyc-9454-2c'"),
+        (lambda r: r.update(page="pytorch2/compile"),
+         r"field page: 'pytorch2/compile', but the file is pytorch2/sdpa.json"),
+    ],
+)  # fmt: skip
+def test_a_record_that_contradicts_itself_is_refused_naming_its_file(tmp_path, spoil, message):
+    record = json.loads(json.dumps(_record([_comparison_note()])))
+    spoil(record)
+    path = _filed(tmp_path, record, folder="amd-epyc-9454-2c", name="sdpa.json")
+    with pytest.raises(records.RecordError, match=re.escape(str(path)) + ": " + message):
+        records.read_record(path)
+
+
+def test_a_record_nested_too_deep_is_refused_naming_its_file(tmp_path):
+    path = tmp_path / "p" / "a.json"
+    path.parent.mkdir()
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(records.RecordError, match=re.escape(str(path)) + ": .*nested too deep"):
+        records.read_record(path)
+
+
+def test_a_record_filed_under_another_machine_is_refused(tmp_path):
+    import machines
+
+    record = json.loads(json.dumps(_record([])))
+    _filed(tmp_path / "results", record)
+    assert [r["page"] for r in machines.load_records(tmp_path / "results")] == ["pytorch2/sdpa"]
+    shutil.rmtree(tmp_path / "results")
+    path = _filed(tmp_path / "results", record, folder="intel-xeon-2c")
+    with pytest.raises(records.RecordError, match=re.escape(str(path)) + ": field machine_id: "
+                       "the record is of amd-epyc-9454-2c under torch 2.13.0"):  # fmt: skip
+        machines.load_records(tmp_path / "results")
+    # A version run's folder names its release; a build's record has no place there.
+    shutil.rmtree(tmp_path / "results")
+    path = _filed(tmp_path / "results", record, folder="amd-epyc-9454-2c-torch-2.13.0")
+    with pytest.raises(records.RecordError, match="file it under results/amd-epyc-9454-2c/"):
+        machines.load_records(tmp_path / "results")
+    record["entries"] = []
+    _filed(tmp_path / "results", record, folder="amd-epyc-9454-2c-torch-2.13.0")
+    assert len(machines.load_records(tmp_path / "results")) == 1
+
+
+def test_filing_a_merge_of_two_machines_keeps_each_under_its_own(tmp_path):
+    other = {**MACHINE, "cpu": "Intel(R) Xeon(R) Platinum 8480+", "logical_cores": 16}
+    built, results = tmp_path / "_records", tmp_path / "results"
+    _filed(built, json.loads(json.dumps(_record([]))), folder=".")
+    _filed(built, json.loads(json.dumps(_record([], page="basics/autograd", machine=other))),
+           folder=".")  # fmt: skip
+    # What the last filing left: a stale record of a removed page, and a note of someone's.
+    stale = results / "amd-epyc-9454-2c" / "pytorch2" / "removed_page.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    kept = results / "amd-epyc-9454-2c" / "README.md"
+    kept.write_text("notes")
+    counts = records.file_records(built, results)
+    assert counts == {"amd-epyc-9454-2c": 1, "intel-xeon-platinum-8480-16c": 1}
+    assert sorted(p.relative_to(results).as_posix() for p in results.rglob("*.json")) == [
+        "amd-epyc-9454-2c/pytorch2/sdpa.json",
+        "intel-xeon-platinum-8480-16c/basics/autograd.json",
+    ]
+    assert kept.read_text() == "notes"
+    # A bad record stops the filing before anything is written.
+    (built / "basics" / "autograd.json").write_text('{"page": NaN}')
+    before = {p: p.read_bytes() for p in results.rglob("*") if p.is_file()}
+    with pytest.raises(records.RecordError, match=r"autograd\.json"):
+        records.file_records(built, results)
+    assert {p: p.read_bytes() for p in results.rglob("*") if p.is_file()} == before
+
+
+def test_comparison_keys_of_different_labels_never_collide():
+    key = records.comparison_key
+    assert key(["a vs b", "c"], {}) != key(["a", "b vs c"], {})
+    assert key(["a vs b", "c"], {}) == '"a vs b" vs c'
+    seen: dict[str, int] = {}
+    assert key(["x", "y"], seen) == "x vs y"
+    assert key(["x", "y"], seen) == "x vs y #2"
+    assert key(["x", "y #2"], seen) != "x vs y #2"
+    assert key(["eager", "compiled"], {}) == "eager vs compiled"  # plain labels: as before

@@ -442,7 +442,8 @@ def _valid_record() -> dict:
 )  # fmt: skip
 def test_a_malformed_record_fails_naming_its_file_and_field(tmp_path, spoil, message):
     record = _valid_record()
-    path = tmp_path / "a.json"
+    path = tmp_path / "p" / "a.json"
+    path.parent.mkdir()
     path.write_text(json.dumps(record))
     assert records.read_record(path)["page"] == "p/a"
     spoil(record)
@@ -465,7 +466,7 @@ def test_the_build_checks_a_record_once_until_it_changes_and_a_bad_one_every_tim
 
     checked, read = [], records.read_record
     monkeypatch.setattr(records, "read_record", lambda p: checked.append(p) or read(p))
-    path = tmp_path / "results" / "m" / "p" / "a.json"
+    path = tmp_path / "results" / "c-2c-torch-2.4.1" / "p" / "a.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(_valid_record()))
     first = machines.load_records(tmp_path / "results")
@@ -473,7 +474,7 @@ def test_the_build_checks_a_record_once_until_it_changes_and_a_bad_one_every_tim
     second = machines.load_records(tmp_path / "results")
     assert len(checked) == 1
     assert second[0]["page"] == "p/a"
-    assert second[0]["_path"] == "results/m/p/a.json"
+    assert second[0]["_path"] == "results/c-2c-torch-2.4.1/p/a.json"
     spoiled = _valid_record()
     spoiled.pop("machine")
     path.write_text(json.dumps(spoiled, indent=1))  # another size: read again

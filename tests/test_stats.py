@@ -97,3 +97,12 @@ def test_too_few_values_say_how_many_and_what_to_do():
     from cheatsheet.stats import CONFIDENCE
 
     assert CONFIDENCE == 0.95
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_statistics_refuse_values_that_are_not_finite(bad):
+    # Sorted, a NaN lands anywhere: quartiles([nan, 1, 2]) used to say the median is 1.0.
+    with pytest.raises(ValueError, match="not finite"):
+        quartiles([bad, 1.0, 2.0])
+    with pytest.raises(ValueError, match="not finite"):
+        median_interval([1.0, 2.0, 3.0, bad, 5.0, 6.0, 7.0])

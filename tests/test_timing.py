@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch.utils.benchmark import Timer
 
-from cheatsheet import benchmark, format_seconds, interleave, startup_cost
+from cheatsheet import benchmark, compare, format_seconds, interleave, startup_cost, timing
 
 # -- Statistics of one measurement, against a fake clock with known block times --
 
@@ -90,6 +90,50 @@ def test_the_device_of_tensors_in_containers_modules_and_partials_is_synchronize
         m = benchmark(*args, budget_s=0.05, **kwargs)
         assert m.device == "meta", (args, kwargs)
         assert set(fake_clock.syncs) == {"meta"}
+
+
+def _starts_a_device_when_called(fake_clock, monkeypatch, cost=1e-3):
+    """Work that starts an accelerator on its first call, as a fresh process's CUDA does."""
+    started: list[bool] = []
+    monkeypatch.setattr(timing, "_accelerator_in_use", lambda: "meta" if started else None)
+    work = fake_clock.work(cost)
+
+    def fn() -> None:
+        started.append(True)
+        work()
+
+    return fn
+
+
+def test_work_that_starts_a_device_on_its_first_call_is_timed_on_that_device(
+    fake_clock, monkeypatch
+):
+    # Before the fix it was timed as CPU work: only the kernel launches would count.
+    m = benchmark(_starts_a_device_when_called(fake_clock, monkeypatch), budget_s=0.05)
+    assert m.device == "meta"
+    events, syncs = "".join(fake_clock.events), fake_clock.syncs
+    # The first call, fenced on the CPU, then a wait for what it queued on the device;
+    # after it every block is fenced by the device's synchronizes.
+    assert events.startswith("SCSS")
+    assert syncs[:3] == ["cpu", "cpu", "meta"]
+    assert set(syncs[3:]) == {"meta"}
+    comparison = compare(
+        {"a": _starts_a_device_when_called(fake_clock, monkeypatch), "b": fake_clock.work(2e-3)},
+        budget_s=0.2,
+    )
+    assert {m.device for m in comparison.measurements} == {"meta"}
+    timed = interleave(
+        {"a": _starts_a_device_when_called(fake_clock, monkeypatch), "b": fake_clock.work(2e-3)},
+        budget_s=0.1,
+    )
+    assert {m.device for m in timed} == {"meta"}
+
+
+def test_a_device_asked_for_stays_when_the_work_starts_another(fake_clock, monkeypatch):
+    m = benchmark(_starts_a_device_when_called(fake_clock, monkeypatch), device="cpu",
+                  budget_s=0.05)  # fmt: skip
+    assert m.device == "cpu"
+    assert set(fake_clock.syncs) == {"cpu"}
 
 
 def test_work_without_tensors_while_cuda_is_in_use_must_name_its_device(fake_devices, monkeypatch):
@@ -716,6 +760,24 @@ def test_a_measurement_with_one_block_says_what_it_got(measurement):
     ):
         measurement(times_s=(1.0,))
     assert measurement(times_s=(1.0, 2.0)).runs == 2
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"times_s": (1e-3, math.nan)}, "finite seconds, 0 or more, got nan"),
+        ({"times_s": (1e-3, -2.0)}, "got -2.0"),
+        ({"first_call_s": math.inf}, "got inf"),
+        ({"calls_per_run": 0}, "calls_per_run is a count of at least 1, got 0"),
+        ({"threads": 0}, "threads is a count"),
+        ({"runs_wanted": True}, "runs_wanted is a count"),
+        ({"times_s": (1e-3, 1e-3), "session_sizes": (2, 0)}, "session sizes are counts"),
+    ],
+)
+def test_a_measurement_refuses_figures_no_clock_gives(measurement, fields, message):
+    # Accepted, calls_per_run=0 and a negative time printed as "-2 s" on a page.
+    with pytest.raises(ValueError, match=re.escape(message)):
+        measurement(**fields)
 
 
 @pytest.mark.parametrize(

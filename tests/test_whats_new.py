@@ -60,7 +60,9 @@ _ENTRY_LINK = re.compile(r":entry:`[^`<]*<([\w-]+)>`")
 
 def linked_from_elsewhere(release_page: Path, pages: list[Path]) -> dict[str, list[str]]:
     """Return each entry of ``release_page`` with the other pages whose Summary links it."""
-    labels = re.findall(r"^# \.\. _([\w-]+):$", release_page.read_text(encoding="utf-8"), re.M)
+    labels = re.findall(
+        r"^# \.\. _([\w-]+):$", release_page.read_text(encoding="utf-8"), re.MULTILINE
+    )
     found: dict[str, list[str]] = {label: [] for label in labels}
     for page in pages:
         if page == release_page:

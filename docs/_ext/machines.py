@@ -42,10 +42,11 @@ def load_records(results: Path) -> list[dict[str, Any]]:
     """Every record under ``results/<machine-id>/<folder>/<page>.json``, each checked.
 
     A record that does not follow ``record.schema.json`` stops the build with its file
-    and field (:func:`cheatsheet.records.read_record`). Each call returns its own copies:
+    and field (:func:`cheatsheet.records.read_record`), and so does one filed under another
+    machine's folder (:func:`cheatsheet.records.check_filed`). Each call returns its own copies:
     a caller may change them.
     """
-    from cheatsheet.records import read_record
+    from cheatsheet.records import check_filed, read_record
 
     found = []
     for path in sorted(results.glob("*/*/*.json")):
@@ -53,7 +54,9 @@ def load_records(results: Path) -> list[dict[str, Any]]:
         version = (stat.st_mtime_ns, stat.st_size)
         checked = _CHECKED.get(path.resolve())
         if checked is None or checked[0] != version:
-            checked = (version, read_record(path))
+            record = read_record(path)
+            check_filed(record, path)
+            checked = (version, record)
             _CHECKED[path.resolve()] = checked
         record = copy.deepcopy(checked[1])
         record["_path"] = path.relative_to(results.parent).as_posix()

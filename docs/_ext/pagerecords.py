@@ -18,9 +18,10 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
+from cheatsheet.records import RECORD_SUFFIX  # the record beside its page
+
 # -- A record of what each page measured -----------------------------------------
 
-RECORD_SUFFIX = ".record.json"
 RECORDS_DIR = "_records"  # in the built site
 COMMIT_ENV = "CHEATSHEET_COMMIT"
 

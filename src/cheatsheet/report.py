@@ -21,6 +21,7 @@ from cheatsheet.stats import CONFIDENCE, median_interval, quartiles
 from cheatsheet.timing import (
     _FEWEST_ROUNDS,
     Measurement,
+    Rounds,
     _check_options,
     _resolve_device,
     check_candidates,
@@ -476,12 +477,13 @@ def compare(
     dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
     # All copies live until the end, so that each session's inputs sit at other addresses.
     copies = [_fresh_copies(args, kwargs) for _ in range(SESSIONS)]
+    sessions: list[dict[str, Rounds]] = []
     with gc_paused():  # one collection for all sessions, not one each
-        sessions = [
-            rounds_of(candidates, *copy_n, dev, budget_s / SESSIONS, _SESSION_ROUNDS, seed=n,
-                      first_calls=n == 0)
-            for n, copy_n in enumerate(copies)
-        ]  # fmt: skip
+        for n, copy_n in enumerate(copies):
+            sessions.append(rounds_of(candidates, *copy_n, dev, budget_s / SESSIONS,
+                                      _SESSION_ROUNDS, seed=n, first_calls=n == 0,
+                                      settle=device is None and n == 0))  # fmt: skip
+            dev = next(iter(sessions[0].values())).device  # what the first calls started
     threads = torch.get_num_threads()
     measurements = tuple(
         Measurement(

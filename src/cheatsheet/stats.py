@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import statistics
 from collections.abc import Sequence
 
@@ -20,6 +21,7 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
     """
     if len(values) < 2:
         raise ValueError(f"quartiles need at least two values, got {len(values)}")
+    _check_finite(values)
     q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
     return q1, median, q3
 
@@ -51,6 +53,7 @@ def median_interval(
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie between 0 and 1, got {confidence!r}")
+    _check_finite(values)
     ordered = sorted(values)
     n = len(ordered)
     k, coverage = _rank(n, confidence)
@@ -60,6 +63,16 @@ def median_interval(
             "time more rounds (a larger budget_s or min_rounds)"
         )
     return ordered[k - 1], ordered[n - k], coverage
+
+
+def _check_finite(values: Sequence[float]) -> None:
+    """Refuse NaN and infinities: sorting puts a NaN anywhere, so every order statistic lies."""
+    bad = [v for v in values if not math.isfinite(v)]
+    if bad:
+        raise ValueError(
+            f"{len(bad)} of {len(values)} values are not finite numbers ({bad[0]!r} first): "
+            "a timing is a finite number of seconds; drop or re-measure those values"
+        )
 
 
 @functools.cache

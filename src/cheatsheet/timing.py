@@ -80,6 +80,7 @@ def format_seconds(seconds: float) -> str:
 
     Minutes and hours from a minute on, so a twenty-minute build reads as one.
 
+    >>> from cheatsheet import format_seconds
     >>> format_seconds(0.00123)
     '1.23 ms'
     >>> format_seconds(0.9999)
@@ -96,6 +97,15 @@ def format_seconds(seconds: float) -> str:
     rounded = float(f"{seconds:.3g}")
     unit, scale = time_unit(rounded)
     return f"{rounded / scale:.3g} {unit}"
+
+
+def _is_duration(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,18 @@ class Measurement:
     def __post_init__(self) -> None:
         if len(self.times_s) < 2:
             raise ValueError(f"a Measurement needs at least two timed blocks, got {self.times_s}")
+        for name in ("calls_per_run", "threads", "runs_wanted"):
+            count = getattr(self, name)
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise ValueError(f"{name} is a count of at least 1, got {count!r}")
+        seconds = (*self.times_s, self.first_call_s)
+        bad = [t for t in seconds if not _is_duration(t)]
+        if bad:
+            raise ValueError(
+                f"times_s and first_call_s are durations: finite seconds, 0 or more, got {bad[0]!r}"
+            )
+        if any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in self.session_sizes):
+            raise ValueError(f"session sizes are counts of at least 1, got {self.session_sizes}")
         if self.session_sizes and sum(self.session_sizes) != len(self.times_s):
             raise ValueError(
                 f"session sizes {self.session_sizes} do not add up to the {len(self.times_s)} blocks"
@@ -313,6 +335,29 @@ def _resolve_device(
     return torch.device("cpu")
 
 
+def _started_by_first_call(
+    asked: str | torch.device | None, dev: torch.device, before: str | None
+) -> torch.device | None:
+    """Return the accelerator the first call started, when the work was to be timed on the CPU.
+
+    Work that makes its own tensors on a GPU (``lambda: torch.randn(n, device="cuda") @ w``)
+    shows no device before it runs, and a fresh process has not started CUDA yet: timed as
+    CPU work, only its kernel launches would count. Checked again after the first call,
+    the device it started decides, unless a device was asked for.
+    """
+    if asked is not None or dev.type != "cpu" or before is not None:
+        return None
+    started = _accelerator_in_use()
+    return torch.device(started) if started is not None else None
+
+
+def _wait_for(dev: torch.device) -> float:
+    """Seconds until ``dev`` has finished what was queued on it."""
+    t0 = _clock()
+    synchronize(dev)
+    return _clock() - t0
+
+
 # -- Blocks of calls -----------------------------------------------------------
 
 
@@ -478,7 +523,11 @@ def benchmark(
     dev = _resolve_device(device, (fn,), args, kwargs)
     block = _block_timer(fn, args, kwargs, dev)
 
+    before = _accelerator_in_use()
     first_call_s = block(1)
+    if (started := _started_by_first_call(device, dev, before)) is not None:
+        first_call_s += _wait_for(started)  # the first call's work, queued on the device
+        dev, block = started, _block_timer(fn, args, kwargs, started)
     with gc_paused():
         start = _clock()
         deadline = start + budget_s
@@ -559,7 +608,8 @@ def interleave(
     check_candidates(candidates)
     _check_options(budget_s, min_rounds, "min_rounds", _FEWEST_ROUNDS)
     dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
-    timed = rounds_of(candidates, args, kwargs, dev, budget_s, _FEWEST_ROUNDS)
+    timed = rounds_of(candidates, args, kwargs, dev, budget_s, _FEWEST_ROUNDS,
+                      settle=device is None)  # fmt: skip
     threads = torch.get_num_threads()
     return tuple(
         Measurement(
@@ -568,7 +618,7 @@ def interleave(
             calls_per_run=rounds.calls_per_run,
             first_call_s=rounds.first_call_s,
             threads=threads,
-            device=str(dev),
+            device=str(rounds.device),
             runs_wanted=min_rounds,
         )
         for name, rounds in timed.items()
@@ -576,11 +626,15 @@ def interleave(
 
 
 class Rounds(NamedTuple):
-    """One candidate's blocks from :func:`rounds_of`: per-call times, block size, first call."""
+    """One candidate's blocks from :func:`rounds_of`: per-call times, block size, first call.
+
+    ``device`` is the device synchronized around the blocks.
+    """
 
     times_s: tuple[float, ...]
     calls_per_run: int
     first_call_s: float
+    device: torch.device
 
 
 def check_candidates(candidates: Any) -> None:
@@ -605,18 +659,27 @@ def rounds_of(
     fewest: int,
     seed: int = 0,
     first_calls: bool = True,
+    settle: bool = False,
 ) -> dict[str, Rounds]:
     """Time checked candidates in shuffled rounds on ``dev``: the work of :func:`interleave`.
 
     At least ``fewest`` rounds run whatever the budget; ``seed`` fixes the orders. Without
     ``first_calls`` (a later session of a comparison) the first calls are not timed on
-    their own, and ``first_call_s`` is 0.
+    their own, and ``first_call_s`` is 0. With ``settle`` (no device was asked for), an
+    accelerator that the first calls started replaces a CPU ``dev``.
     """
     blocks = {name: _block_timer(fn, args, kwargs, dev) for name, fn in candidates.items()}
 
+    before = _accelerator_in_use()
     firsts = {
         name: _named(name, block, 1) if first_calls else 0.0 for name, block in blocks.items()
     }
+    started = _started_by_first_call(None if settle else dev, dev, before)
+    if started is not None:
+        waited = _wait_for(started)
+        firsts = {name: first + waited if first_calls else 0.0 for name, first in firsts.items()}
+        dev = started
+        blocks = {name: _block_timer(fn, args, kwargs, dev) for name, fn in candidates.items()}
     # A fixed seed: the order varies from round to round but not from build to build.
     order = list(blocks)
     shuffler = random.Random(seed)
@@ -636,7 +699,9 @@ def rounds_of(
             rounds += 1
 
     return {
-        name: Rounds(tuple(t / numbers[name] for t in totals[name]), numbers[name], firsts[name])
+        name: Rounds(
+            tuple(t / numbers[name] for t in totals[name]), numbers[name], firsts[name], dev
+        )
         for name in candidates
     }
 
