@@ -136,8 +136,9 @@ class MiniSite:
         """
         command = sitebuild.sphinx_build_command(ROOT / "noxfile.py")
         env = {**os.environ, "PYTHONPATH": str(root / "src"), "MPLBACKEND": "agg", **extra_env}
+        # A limit, so that a build held by something a page left fails the test instead.
         return subprocess.run(
-            command, cwd=root, env=env, capture_output=True, text=True, check=False
+            command, cwd=root, env=env, capture_output=True, text=True, check=False, timeout=900
         )
 
 

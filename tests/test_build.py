@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 import subprocess
@@ -776,6 +777,82 @@ def test_a_page_that_crashes_its_interpreter_fails_the_build_naming_it(
     assert "the process that ran crashes.py ended (killed by SIGABRT) before it returned" in (
         result.stdout + result.stderr
     )
+
+
+HANGS = '''r"""
+Hangs
+=====
+
+Starts a child that sleeps, then waits for ever.
+"""
+
+# %%
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+pathlib.Path(os.environ["PIDS"]).write_text(f"{os.getpid()} {child.pid}")
+while True:
+    time.sleep(1)
+'''
+
+LEAVES_A_WORKER = '''r"""
+Leaves a worker
+===============
+
+Starts a multiprocessing worker that outlives the page by an hour.
+"""
+
+# %%
+import multiprocessing
+import os
+import pathlib
+import time
+
+worker = multiprocessing.get_context("fork").Process(target=time.sleep, args=(3600,))
+worker.start()
+pathlib.Path(os.environ["PIDS"]).write_text(str(worker.pid))
+print("worker started")
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"  # a zombie has ended
+
+
+def test_a_page_past_its_time_limit_fails_the_build_naming_itself(
+    project, passing_build, mini_site, tmp_path
+):
+    pids = tmp_path / "pids"
+    with _extra_pages(project, {"hangs": HANGS}):
+        result = mini_site.build(project, PIDS=str(pids), CHEATSHEET_PAGE_TIMEOUT_S="20")
+    out = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "hangs.py ran past its limit of 20 s and was stopped" in out
+    assert "CHEATSHEET_PAGE_TIMEOUT_S" in out
+    page, child = (int(p) for p in pids.read_text().split())
+    assert not _alive(page), "the page's process outlived the build"
+    assert not _alive(child), "a process the page started outlived the build"
+
+
+def test_a_worker_that_outlives_its_page_neither_holds_the_build_nor_survives_it(
+    project, passing_build, mini_site, tmp_path
+):
+    # The worker sleeps an hour: a build that waited for it would run past the mini
+    # site build's limit of 15 minutes (tests/conftest.py), and the test would fail.
+    pids = tmp_path / "pids"
+    with _extra_pages(project, {"leaves_a_worker": LEAVES_A_WORKER}):
+        result = mini_site.build(project, PIDS=str(pids))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "worker started" in _output(project, "leaves_a_worker")
+    assert not _alive(int(pids.read_text())), "the page's worker outlived the build"
 
 
 @contextlib.contextmanager

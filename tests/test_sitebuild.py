@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
 import sys
 import types
 import warnings
@@ -20,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 import freshpage  # these five on the path through pytest's pythonpath setting
 import pageinputs
 import pagestate
+import resetprobe
 import shards
 import sitebuild
 
@@ -397,40 +396,18 @@ def test_the_number_of_pages_at_once_is_checked(monkeypatch):
     assert freshpage._jobs() == 3
 
 
-_RESET_IN_A_FORK = """
-import os, sys
-import freshpage, pagestate
-{preload}
-read, write = os.pipe()
-if os.fork() == 0:  # as the build starts a page: a fork, then the reset before the page
-    before = set(sys.modules)
-    pagestate.PageState.capture().restore()
-    import torch
-    torch._dynamo.reset()
-    os.write(write, " ".join(sorted(set(sys.modules) - before)).encode())
-    os._exit(0)
-os.close(write)
-print(os.read(read, 1 << 20).decode())
-os.wait()
-"""
-
-
 @pytest.mark.parametrize("preloaded", [True, False])
 def test_a_page_s_process_imports_nothing_for_the_reset_before_it(preloaded):
-    """The build imports what the reset before each page reads before it forks the pages:
-    imported in each page's process instead, Dynamo and the compiler's configs cost every
-    page about 2 s. Without the preload the same fork imports them (the check can fail)."""
-    code = _RESET_IN_A_FORK.format(preload="freshpage._preload()" if preloaded else "")
-    path = os.pathsep.join([str(ROOT / "docs" / "_ext"), str(ROOT / "src")])
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, "PYTHONPATH": path, "MPLBACKEND": "agg"},
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    imported = done.stdout.split()
+    """The fork server that starts each page has imported what the reset before each page
+    reads: imported in each page's process instead, Dynamo and the compiler's configs cost
+    every page about 2 s. A process spawned without the preload imports them (the check
+    can fail)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    context = freshpage._context() if preloaded else get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=context) as pool:
+        imported = pool.submit(resetprobe.imported_by_the_reset).result(timeout=300)
     if preloaded:
         assert imported == [], f"modules a page's process imported for its reset: {imported}"
     else:

@@ -1,4 +1,4 @@
-"""Each example page runs in a process of its own, so its output never depends on the pages before it.
+"""Each example page runs in a process of its own, with a time limit, so its output never depends on the pages before it.
 
 sphinx-gallery runs every page in the build's interpreter (with its ``parallel`` option,
 in worker processes that it reuses). Some of what a page leaves behind cannot be reset
@@ -6,48 +6,56 @@ from Python: a warning torch gives once per process from C++, a module whose imp
 side effects (the first forward-mode AD call scripts helpers with TorchScript, and warns,
 once), Dynamo's caches keyed by module name. A page built after another would then print
 something else than the page a reader runs alone. So every page that executes runs in a
-child process: on Linux a fork of the build taken after torch is imported and before any
-page ran, which starts where a reader's ``python page.py`` is after ``import torch`` (with
-Dynamo's modules loaded too: the reset before every page reads their configs, and the
-build imports them once, before the forks); on other systems a freshly spawned
-interpreter (slower: it imports torch again).
+process of its own, from the standard library's pieces: a ``ProcessPoolExecutor`` of one
+worker, forked by ``multiprocessing``'s fork server, which has imported torch (and what
+the reset before each page reads) and nothing of the build, so the page starts where a
+reader's ``python page.py`` is after ``import torch``. Where there is no fork server, a
+freshly spawned interpreter (slower: it imports torch again).
+
+Every page has a time limit (``CHEATSHEET_PAGE_TIMEOUT_S``, 30 minutes by default): a
+page past it fails the build, naming itself and the limit. The page's worker leads a
+process group of its own, and the group is killed when the page ends or runs out of
+time, so a ``multiprocessing`` worker or a ``Popen`` child it left cannot hold the build.
 
 What sphinx-gallery needs back from the page (titles, outcome, timing, backreferences) it
 already gets as a return value, since its parallel mode needs the same; the page's files
 are written by the child. Sphinx log records the child makes are replayed by the build, so
 a warning still fails a strict build.
 
-On Linux, pages that measure nothing run side by side, one per core
-(``CHEATSHEET_PAGE_JOBS`` sets how many; 1 runs one page at a time): when sphinx-gallery
-asks for such a page, the build forks it and the next pages of its folder that may run
-beside it, and hands each its result when sphinx-gallery asks for that page. A page
-*runs alone*, with nothing else running, when :func:`runs_alone` says so: it measures
-time (the helper package's ``compare``, ``benchmark``, ``startup_cost``; a clock or
-profiler), starts ranks (which want ports), or opts out as sphinx-gallery's own parallel
-mode lets it (``# sphinx_gallery_parallel = False``). The rule reads the source, before
-the page runs; the page's record checks it after: a page that ran beside another and
-noted a measurement or ran a script fails the build. sphinx-gallery's own ``parallel``
-option is not used: it hands pages to joblib workers that each run one page after another,
-where every page here needs a process of its own, forked before any page ran.
+Pages that measure nothing run side by side, one per core (``CHEATSHEET_PAGE_JOBS`` sets
+how many; 1 runs one page at a time): when sphinx-gallery asks for such a page, the build
+starts it and the next pages of its folder that may run beside it, and hands each its
+result when sphinx-gallery asks for that page. A page *runs alone*, with nothing else
+running, when :func:`runs_alone` says so: it measures time (the helper package's
+``compare``, ``benchmark``, ``startup_cost``; a clock or profiler), starts ranks (which
+want ports), or opts out as sphinx-gallery's own parallel mode lets it
+(``# sphinx_gallery_parallel = False``). The rule reads the source, before the page runs;
+the page's record checks it after: a page that ran beside another and noted a measurement
+or ran a script fails the build. sphinx-gallery's own ``parallel`` option is not used: it
+hands pages to joblib workers that each run one page after another, where every page here
+needs a process of its own, and it has no time limit.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import copy
+import functools
+import inspect
 import json
 import logging
+import multiprocessing
 import os
-import pickle
 import re
-import select
 import signal
-import struct
-import sys
+import time
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import TimeoutError as FuturesTimeout
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +67,17 @@ import pagestate  # docs/_ext: what every page starts from, imported before the 
 import shards  # docs/_ext, beside this file: which pages are benchmark pages
 
 _original: Callable[..., Any] = gen_rst.generate_file_rst
-# Imported once in the build before the first fork, so that each page's process starts
-# with them loaded, as a reader's script does after its imports: the fork costs
-# milliseconds, a fresh interpreter importing torch about two seconds.
+# Imported once by the fork server, so that each page's process starts with them loaded,
+# as a reader's script does after its imports: the fork costs milliseconds, a fresh
+# interpreter importing torch about two seconds.
 _PRELOAD = ("torch", "numpy", "matplotlib.pyplot")
+# What this module and the reset before each page import, for the fork server too.
+_HOOKS_IMPORT = (
+    "sphinx.util.logging",
+    "sphinx_gallery.gen_rst",
+    "cheatsheet",
+    "cheatsheet.records",
+)
 
 
 # CHEATSHEET_RUN_ONLY=<regex of paths> runs only the pages it matches (`nox -s docs --
@@ -104,31 +119,37 @@ def generate_file_rst(
 ) -> tuple[Any, ...]:
     """sphinx-gallery's ``generate_file_rst``, in a process of its own when the page runs."""
     gallery_conf = _run_only(gallery_conf, Path(src_dir, fname))
-    started = _AHEAD.started((fname, target_dir, src_dir, gallery_conf))
+    args = (fname, target_dir, src_dir, gallery_conf)
+    started = _AHEAD.started(args)
     if not started and not _will_execute(fname, target_dir, src_dir, gallery_conf):
-        return _original(fname, target_dir, src_dir, gallery_conf)
-    if not (hasattr(os, "fork") and sys.platform == "linux"):
-        with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
-            result, records = pool.submit(
-                _run_page, fname, target_dir, src_dir, gallery_conf
-            ).result()
-    elif not started and (_jobs() == 1 or runs_alone(Path(src_dir, fname))):
+        return _original(*args)
+    if not started and (_jobs() == 1 or runs_alone(Path(src_dir, fname))):
         _AHEAD.finish_all()  # nothing else runs while it does
-        result, records = _in_fork(fname, target_dir, src_dir, gallery_conf)
+        result, records = _AHEAD.result(args, [])
     else:
         upcoming = [
             (name, target_dir, src_dir, conf)
-            for name in sorted(gen_rst._collect_gallery_files([src_dir], gallery_conf))
+            for name in _gallery_files(src_dir, gallery_conf)
             if name != fname
             for conf in [_run_only(gallery_conf, Path(src_dir, name))]
             if _will_execute(name, target_dir, src_dir, conf)
             and not runs_alone(Path(src_dir, name))
         ]
-        result, records = _AHEAD.result((fname, target_dir, src_dir, gallery_conf), upcoming)
+        result, records = _AHEAD.result(args, upcoming)
         _check_measured_nothing(fname, target_dir)
     for record in records:
         logging.getLogger(record.name).handle(record)
     return result
+
+
+def _gallery_files(src_dir: str, gallery_conf: dict[str, Any]) -> list[str]:
+    """Return the pages of ``src_dir`` that sphinx-gallery will ask for, to start them ahead.
+
+    sphinx-gallery has no public list of them; without its private helper (a later
+    release may rename it) no page is started ahead, and pages run one at a time.
+    """
+    collect = getattr(gen_rst, "_collect_gallery_files", None)
+    return sorted(collect([src_dir], gallery_conf)) if collect else []
 
 
 # -- Which pages run alone -------------------------------------------------------------
@@ -178,133 +199,171 @@ def _check_measured_nothing(fname: str, target_dir: str) -> None:
         )
 
 
-def _run_page(*args: Any) -> tuple[Any, list[logging.LogRecord]]:
-    """Run one page here and return its result and the Sphinx log records it made."""
-    with sphinx_logging.pending_logging() as memory:
-        result = _original(*args)
-        records = memory.clear()
+def _run_page(*args: Any) -> tuple[str, Any]:
+    """Run one page here; return ``("done", (result, log records))`` or ``("raised", traceback)``."""
+    logging.getLogger("sphinx").setLevel(logging.DEBUG)  # as the build's own logger is set
+    try:
+        with sphinx_logging.pending_logging() as memory:
+            result = _original(*args)
+            records = memory.clear()
+    except BaseException:  # noqa: BLE001 - whatever the page raised goes back, as text
+        return "raised", traceback.format_exc()
     for record in records:  # made picklable: the message formatted, its arguments dropped
         record.msg, record.args, record.exc_info = record.getMessage(), None, None
-    return result, records
+    return "done", (result, records)
 
 
-def _preload() -> None:
-    import importlib
+# -- One page, one process -------------------------------------------------------------
 
+TIMEOUT = "CHEATSHEET_PAGE_TIMEOUT_S"
+DEFAULT_TIMEOUT_S = 1800.0  # the slowest page takes about 4 minutes on the 2-core machine
+
+
+def _timeout_s() -> float:
+    value = os.environ.get(TIMEOUT, "").strip()
+    if not value:
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not (seconds > 0 and seconds < float("inf")):
+        raise ValueError(f"{TIMEOUT}={value!r}: give the seconds a page may run, such as 1800")
+    return seconds
+
+
+@functools.cache
+def _context() -> BaseContext:
+    """Where each page's process comes from: a fork server that has imported torch.
+
+    The server imports torch, NumPy, matplotlib and what the reset before each page
+    reads, once; each page's process is forked from it,
+    untouched by any page or by the build (no Sphinx state, no pipe of the build's).
+    Where there is no fork server (Windows, macOS's default), each page spawns a fresh
+    interpreter, slower by the imports.
+    """
     os.environ.setdefault("MPLBACKEND", "agg")
-    for name in _PRELOAD:
-        importlib.import_module(name)
-    # What the reset before every page imports (Dynamo, the compiler's configs): once
-    # here, not once per page. Each page had them loaded before its code ran already.
-    pagestate.preload()
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    # By name, from the server's own sys.path: Python's PYTHONPATH and site-packages, not
+    # the build's docs/_ext (the server ignores the build's sys.path), so this module and
+    # pagestate are imported in each page's process, and what they import is here.
+    context.set_forkserver_preload([*_PRELOAD, *pagestate.PRELOAD, *_HOOKS_IMPORT])
+    return context
 
 
-def _in_fork(*args: Any) -> tuple[Any, list[logging.LogRecord]]:
-    child = _Child.start(args)
-    while not child.poll(None):
-        pass
-    return child.value()
+class _Page:
+    """A page running in a process of its own, in a process group of its own.
 
+    A pool of one worker (the standard library's, which sends the result back and
+    notices a worker that died) runs the page; the worker leads a new process group, so
+    that when the page ends, or runs past its limit, everything it started (a
+    ``multiprocessing`` worker, a ``Popen`` child) is killed with it, and nothing the
+    page left can hold the build.
+    """
 
-class _Child:
-    """A page running in a fork of the build, and what it has sent back so far."""
+    def __init__(self, args: tuple[Any, ...], limit_s: float) -> None:
+        self.name, self.limit_s = args[0], limit_s
+        self.pool = ProcessPoolExecutor(1, mp_context=_context(), initializer=os.setpgrp)
+        self.group = self.pool.submit(os.getpid).result()  # the worker: its group's leader
+        # Its exit status, to name a crash, is only on the pool's private process table;
+        # without one (another Python) the message names no status.
+        self.worker = next(iter((getattr(self.pool, "_processes", None) or {}).values()), None)
+        self.deadline = time.monotonic() + limit_s
+        self.future = self.pool.submit(_run_page, *args)
 
-    def __init__(self, name: str, pid: int, pipe: int) -> None:
-        self.name, self.pid, self.pipe = name, pid, pipe
-        self.data = bytearray()
-        self.status: int | None = None
-
-    @classmethod
-    def start(cls, args: tuple[Any, ...]) -> _Child:
-        _preload()
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the page's process
-            os.close(read_end)
-            try:
-                payload = pickle.dumps(("done", _run_page(*args)))
-            except BaseException:  # noqa: BLE001 - whatever the page raised goes back
-                payload = pickle.dumps(("raised", traceback.format_exc()))
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(struct.pack("<Q", len(payload)) + payload)
-            os._exit(0)  # no atexit handlers, no flushing of the build's own buffers
-        os.close(write_end)
-        return cls(args[0], pid, read_end)
-
-    def poll(self, timeout: float | None) -> bool:
-        """Read what the page sent, waiting up to ``timeout`` s; whether it has ended."""
-        if self.status is None and select.select([self.pipe], [], [], timeout)[0]:
-            chunk = os.read(self.pipe, 1 << 20)
-            if chunk:
-                self.data += chunk
-            else:  # the page closed its end: it is done, or dead
-                os.close(self.pipe)
-                self.status = os.waitpid(self.pid, 0)[1]
-        return self.status is not None
+    def overdue(self) -> bool:
+        return not self.future.done() and time.monotonic() > self.deadline
 
     def value(self) -> tuple[Any, list[logging.LogRecord]]:
-        head = bytes(self.data[:8])
-        size = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
-        payload = self.data[8 : 8 + size]
-        if not size or len(payload) < size:  # nothing, or cut off: the process died
+        """Return the page's result once it has ended; its process group is killed first."""
+        try:
+            kind, value = self.future.result(timeout=max(0.0, self.deadline - time.monotonic()))
+        except FuturesTimeout:
+            self.stop()
+            raise self.past_its_limit() from None
+        except BrokenProcessPool:
+            self.stop()  # the pool has reaped its worker once it has shut down
             raise RuntimeError(
-                f"the process that ran {self.name} ended ({_describe(self.status)}) before "
-                "it returned: the page crashed the interpreter"
-            )
-        kind, value = pickle.loads(payload)
+                f"the process that ran {self.name} ended ({self._status()}) before it "
+                "returned: the page crashed the interpreter"
+            ) from None
+        finally:
+            self.stop()
         if kind == "raised":
             raise RuntimeError(f"running {self.name} in its own process raised:\n{value}")
         return value
 
-    def kill(self) -> None:
-        if self.status is None:
-            os.kill(self.pid, signal.SIGKILL)
-            os.close(self.pipe)
-            self.status = os.waitpid(self.pid, 0)[1]
+    def past_its_limit(self) -> RuntimeError:
+        return RuntimeError(
+            f"{self.name} ran past its limit of {self.limit_s:.0f} s and was stopped, with "
+            f"every process it started. Find what it waits for, or raise the limit "
+            f"({TIMEOUT}=seconds)"
+        )
+
+    def _status(self) -> str:
+        code = getattr(self.worker, "exitcode", None)
+        if code is not None and code < 0:
+            return f"killed by {signal.Signals(-code).name}"
+        return f"exit status {code}"
+
+    def stop(self) -> None:
+        with contextlib.suppress(ProcessLookupError):  # the group is gone already
+            os.killpg(self.group, signal.SIGKILL)
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 class _Ahead:
     """Pages started before their turn, at most ``_jobs()`` running at once."""
 
     def __init__(self) -> None:
-        self.running: dict[str, _Child] = {}
-        self.ended: dict[str, _Child] = {}
+        self.running: dict[str, _Page] = {}
 
     def result(
         self, args: tuple[Any, ...], upcoming: list[tuple[Any, ...]]
     ) -> tuple[Any, list[logging.LogRecord]]:
         """Run the page ``args`` names, and meanwhile the ``upcoming`` ones, to fill the cores."""
         key = _key(args)
-        waiting = [a for a in upcoming if _key(a) not in self.running and _key(a) not in self.ended]
-        if key not in self.running and key not in self.ended:
+        waiting = [a for a in upcoming if _key(a) not in self.running]
+        if key not in self.running:
             waiting.insert(0, args)
-        while key not in self.ended:
-            while waiting and len(self.running) < _jobs():
+        while key not in self.running or not self.running[key].future.done():
+            while waiting and self._busy() < _jobs():
                 nxt = waiting.pop(0)
-                self.running[_key(nxt)] = _Child.start(nxt)
+                self.running[_key(nxt)] = _Page(nxt, _timeout_s())
             self._wait_any()
-        return self.ended.pop(key).value()
+        return self.running.pop(key).value()
+
+    def _busy(self) -> int:
+        return sum(not page.future.done() for page in self.running.values())
 
     def started(self, args: tuple[Any, ...]) -> bool:
         """Whether the page ``args`` names was started before its turn (and may have ended)."""
-        return _key(args) in self.running or _key(args) in self.ended
+        return _key(args) in self.running
 
     def finish_all(self) -> None:
         """Let every page started ahead end; their results wait for their turn."""
-        while self.running:
+        while any(not page.future.done() for page in self.running.values()):
             self._wait_any()
 
     def _wait_any(self) -> None:
-        pipes = {child.pipe: key for key, child in self.running.items()}
-        for pipe in select.select(list(pipes), [], [])[0]:
-            key = pipes[pipe]
-            if self.running[key].poll(0):
-                self.ended[key] = self.running.pop(key)
+        """Wait until a running page ends, or one runs past its limit (which fails the build)."""
+        pending = {page.future: page for page in self.running.values() if not page.future.done()}
+        if not pending:
+            return
+        soonest = min(page.deadline for page in pending.values())
+        wait(pending, timeout=max(0.0, soonest - time.monotonic()), return_when=FIRST_COMPLETED)
+        for page in pending.values():
+            if page.future.done():
+                page.stop()  # what it left running goes now, not when its turn comes
+            elif page.overdue():
+                self.kill_all()
+                raise page.past_its_limit()
 
     def kill_all(self) -> None:
-        for child in self.running.values():
-            child.kill()
-        self.running.clear()
+        for page in self.running.values():
+            page.stop()
 
 
 def _key(args: tuple[Any, ...]) -> str:
@@ -315,16 +374,16 @@ _AHEAD = _Ahead()
 atexit.register(_AHEAD.kill_all)  # a build that stops early leaves no page running
 
 
-def _describe(status: int) -> str:
-    if os.WIFSIGNALED(status):
-        import signal
-
-        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
-    return f"exit status {os.waitstatus_to_exitcode(status)}"
-
-
 def setup(app: Sphinx) -> dict[str, Any]:
     # sphinx-gallery calls gen_rst.generate_file_rst through its module, serially and from
-    # its parallel workers alike: replacing it there is the one way in.
+    # its parallel workers alike: replacing it there is the one way in. A release that
+    # changed the function's arguments would be called wrongly, so that stops the build.
+    wanted = ["fname", "target_dir", "src_dir", "gallery_conf"]
+    if list(inspect.signature(_original).parameters) != wanted:
+        raise RuntimeError(
+            "sphinx_gallery.gen_rst.generate_file_rst no longer takes "
+            f"({', '.join(wanted)}): docs/_ext/freshpage.py needs updating for this "
+            "sphinx-gallery"
+        )
     gen_rst.generate_file_rst = generate_file_rst
     return {"parallel_read_safe": True, "parallel_write_safe": True}

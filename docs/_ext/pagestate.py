@@ -38,6 +38,10 @@ _CONFIG_MODULES = (
     "torch.compiler.config",
     "torch.fx.experimental._config",
 )
+# What each page's process has imported before the page (freshpage.py's fork server): the
+# configs the reset before each page reads. They import Dynamo, about 2 s on the 2-core
+# machine, which every page's process would pay again.
+PRELOAD = _CONFIG_MODULES
 # Namespaces a page may monkey-patch (``torch.Tensor.foo = ...``, a replaced
 # ``torch.nn.functional.relu``), as (module, attribute path).
 _NAMESPACES = (
@@ -276,18 +280,6 @@ def _config_modules() -> list[types.ModuleType]:
         for name in _CONFIG_MODULES
         if importlib.util.find_spec(name) is not None
     ]
-
-
-def preload() -> None:
-    """Import what :func:`reset_state` reads, so that a process forked after this has it.
-
-    The compiler's config modules import Dynamo (the package ``reset_state`` also resets):
-    about 2 s on the 2-core machine, which every page's process paid again before its
-    first line, since :func:`reset_state` runs before each page. ``freshpage.py`` calls
-    this in the build before it forks the first page; a page then starts with the same
-    modules loaded as before, without importing them itself.
-    """
-    _config_modules()
 
 
 def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> None:
