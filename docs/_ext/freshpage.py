@@ -202,6 +202,9 @@ def _check_measured_nothing(fname: str, target_dir: str) -> None:
 def _run_page(*args: Any) -> tuple[str, Any]:
     """Run one page here; return ``("done", (result, log records))`` or ``("raised", traceback)``."""
     logging.getLogger("sphinx").setLevel(logging.DEBUG)  # as the build's own logger is set
+    # A process of the fork server takes "forkserver" as its default start method; a
+    # reader's `python page.py` has the platform's (a DataLoader's workers start by it).
+    multiprocessing.set_start_method(None, force=True)
     try:
         with sphinx_logging.pending_logging() as memory:
             result = _original(*args)
