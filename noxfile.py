@@ -476,46 +476,36 @@ def docs_live(session: nox.Session) -> None:
     )
 
 
-@nox.session(venv_backend="none")
-def timingperf(session: nox.Session) -> None:
-    """Measure cheatsheet.benchmark against torch.utils.benchmark, and its run-to-run noise."""
-    run = _site_env(session)
-    run("python", "benchmarks/timing_accuracy.py", *session.posargs)
+# The benchmarks: each runs one script of benchmarks/ in the site's environment, with the
+# session's arguments. One verb each, as the README lists them.
+BENCHMARKS = {
+    "timingperf": ("timing_accuracy.py",
+                   "Measure cheatsheet.benchmark against torch.utils.benchmark, and its run-to-run noise."),
+    "verdicts": ("verdict_stability.py",
+                 "Run every benchmark page three times and print its verdicts side by side; fail on a flip."),
+    "searchperf": ("search_engines.py",
+                   "Compare Sphinx's search, Pagefind and the site's own: tuning and held-out queries apart."),
+    "walkperf": ("site_walk.py",
+                 "Time the site walk (every page, each viewport and mode) and where its time goes."),
+    "weight": ("page_weight.py",
+               "Bytes a first visit of typical pages transfers, gzipped, resource by resource."),
+    "quickref": ("print_quickref.py",
+                 "Print the built quick reference on A4 and Letter; --write refreshes docs/quickref.pdf."),
+    "buildperf": ("build_speed.py",
+                  "Time a cold build, a rebuild with nothing changed, and one after touching an example."),
+}  # fmt: skip
 
 
-@nox.session(venv_backend="none")
-def verdicts(session: nox.Session) -> None:
-    """Run every benchmark page three times and print its verdicts side by side; fail on a flip."""
-    run = _site_env(session)
-    run("python", "benchmarks/verdict_stability.py", *session.posargs)
+def _benchmark(script: str, doc: str) -> Callable[[nox.Session], None]:
+    def run_script(session: nox.Session) -> None:
+        _site_env(session)("python", f"benchmarks/{script}", *session.posargs)
+
+    run_script.__doc__ = doc
+    return run_script
 
 
-@nox.session(venv_backend="none")
-def searchperf(session: nox.Session) -> None:
-    """Compare Sphinx's search, Pagefind and the site's own: tuning and held-out queries apart."""
-    run = _site_env(session)
-    run("python", "benchmarks/search_engines.py", *session.posargs)
-
-
-@nox.session(venv_backend="none")
-def walkperf(session: nox.Session) -> None:
-    """Time the site walk (every page, each viewport and mode) and where its time goes."""
-    run = _site_env(session)
-    run("python", "benchmarks/site_walk.py", *session.posargs)
-
-
-@nox.session(venv_backend="none")
-def weight(session: nox.Session) -> None:
-    """Bytes a first visit of typical pages transfers, gzipped, resource by resource."""
-    run = _site_env(session)
-    run("python", "benchmarks/page_weight.py", *session.posargs)
-
-
-@nox.session(venv_backend="none")
-def quickref(session: nox.Session) -> None:
-    """Print the built quick reference on A4 and Letter; --write refreshes docs/quickref.pdf."""
-    run = _site_env(session)
-    run("python", "benchmarks/print_quickref.py", *session.posargs)
+for _verb, (_script, _doc) in BENCHMARKS.items():
+    nox.session(_benchmark(_script, _doc), name=_verb, venv_backend="none")
 
 
 @nox.session(venv_backend="none")
@@ -673,13 +663,6 @@ def records(session: nox.Session) -> None:
     if not sorted(built.glob("*/*.json")):
         session.error(f"no records in {built}: build the site first (nox -s docs)")
     run("python", "-m", "cheatsheet.records", str(built), str(ROOT / "results"))
-
-
-@nox.session(venv_backend="none")
-def buildperf(session: nox.Session) -> None:
-    """Time a cold build, a rebuild with nothing changed, and one after touching an example."""
-    run = _site_env(session)
-    run("python", "benchmarks/build_speed.py", *session.posargs)
 
 
 @nox.session
