@@ -399,10 +399,11 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Check code (ruff), pages (sphinx-lint), and the deploy workflow and Read the Docs file."""
-    _install(session, "lint")
+    """Check code (ruff, mypy), pages (sphinx-lint), and the deploy workflow and Read the Docs file."""
+    _install(session, "lint", "docs")  # mypy reads the build hooks' Sphinx and torch
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("mypy")  # [tool.mypy] in pyproject.toml: the package and the build hooks
     session.run(
         "sphinx-lint",
         "--ignore",

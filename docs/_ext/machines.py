@@ -143,10 +143,13 @@ def comparison_table(
     def of(record: dict[str, Any]) -> dict[str, Any] | None:
         return {c["key"]: c for c in record["comparisons"]}.get(key)
 
+    columns: list[tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]]
     columns = [(o, of(o), live) for o in others]
     if here:
         columns.insert(0, (live, of(live), None))
     current = columns[0][1]
+    if current is None:
+        raise ValueError(f"{key!r} is not a comparison of the record it is shown from")
     labels = [m["label"] for m in current["measurements"]]
     head = "".join(f'<th scope="col">{_stamp(r, ref)}</th>' for r, _, ref in columns)
     rows = "".join(

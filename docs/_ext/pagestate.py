@@ -132,10 +132,11 @@ def _torch_switches() -> list[tuple[Callable[[], Any], Callable[[Any], Any]]]:
         lambda: attribute(backends.cudnn, "allow_tf32"),
         lambda: attribute(backends.cuda.matmul, "allow_tf32"),
         lambda: attribute(backends, "fp32_precision"),
-        lambda: attribute(backends.mkldnn.matmul, "fp32_precision"),
-        lambda: attribute(backends.mkldnn.conv, "fp32_precision"),
-        lambda: attribute(backends.mkldnn.rnn, "fp32_precision"),
-        lambda: attribute(backends.cudnn.conv, "fp32_precision"),
+        # (the fp32_precision namespaces are newer than torch's type stubs of them)
+        lambda: attribute(backends.mkldnn.matmul, "fp32_precision"),  # type: ignore[attr-defined]
+        lambda: attribute(backends.mkldnn.conv, "fp32_precision"),  # type: ignore[attr-defined]
+        lambda: attribute(backends.mkldnn.rnn, "fp32_precision"),  # type: ignore[attr-defined]
+        lambda: attribute(backends.cudnn.conv, "fp32_precision"),  # type: ignore[attr-defined]
         lambda: attribute(backends.cudnn.rnn, "fp32_precision"),
         lambda: attribute(backends.cuda.matmul, "fp32_precision"),
         lambda: attribute(backends.mkldnn, "enabled"),
@@ -203,8 +204,8 @@ class PageState:
     torch_switches: tuple[Any, ...]
     configs: dict[str, dict[str, Any]]
     namespaces: dict[tuple[str, str], dict[str, Any]]
-    numpy_printoptions: dict[str, Any]
-    numpy_errors: dict[str, str]
+    numpy_printoptions: Any  # np.get_printoptions(): a typed dict of its own
+    numpy_errors: Any  # np.geterr()
     environ: dict[str, str]
     warning_filters: tuple[Any, ...]
 
@@ -245,7 +246,7 @@ class PageState:
                 os.environ[name] = value
         # resetwarnings() also forgets which warnings were already shown once.
         warnings.resetwarnings()
-        warnings.filters[:] = self.warning_filters
+        warnings.filters[:] = self.warning_filters  # type: ignore[index]  # a list at run time
 
 
 def _restore_config(module: Any, saved: dict[str, Any]) -> None:
@@ -331,8 +332,9 @@ def _forget_old_main(torch: Any) -> None:
     A reader's script or notebook has one ``__main__`` and never meets this.
     """
     import_module = getattr(torch._dynamo.symbolic_convert, "_import_module", None)
-    if hasattr(import_module, "cache_clear"):
-        import_module.cache_clear()
+    clear = getattr(import_module, "cache_clear", None)
+    if clear is not None:
+        clear()
     for module in list(sys.modules.values()):
         namespace = getattr(module, "__dict__", None)
         if isinstance(namespace, dict):
@@ -342,5 +344,7 @@ def _forget_old_main(torch: Any) -> None:
 def _raise_shown_warnings() -> None:
     # Each filter that would print a warning raises it instead, and so does the
     # default action for a warning no filter matches; "ignore" filters stay.
-    warnings.filters[:] = [f if f[0] == "ignore" else ("error", *f[1:]) for f in warnings.filters]
+    warnings.filters[:] = [  # type: ignore[index]  # a list at run time
+        f if f[0] == "ignore" else ("error", *f[1:]) for f in warnings.filters
+    ]
     warnings.simplefilter("error", append=True)  # also tells warnings the filters changed

@@ -65,7 +65,7 @@ def _freeze_as_a_clean_build(self: IndexBuilder) -> dict[str, Any]:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    IndexBuilder.load = _load_with_entries
-    IndexBuilder.prune = _prune_with_entries
-    IndexBuilder.freeze = _freeze_as_a_clean_build
+    IndexBuilder.load = _load_with_entries  # type: ignore[method-assign]
+    IndexBuilder.prune = _prune_with_entries  # type: ignore[method-assign]
+    IndexBuilder.freeze = _freeze_as_a_clean_build  # type: ignore[method-assign]
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -185,7 +185,7 @@ class StaleRecord(ValueError):
     """A record made from other code than the page now has, naming the command that refreshes it."""
 
 
-def refresh_command(record: dict[str, Any], oldest: Version) -> str:
+def refresh_command(record: dict[str, Any], oldest: Version | None) -> str:
     page = f"examples/{record['page']}.py"
     release = release_of(record)
     if release == oldest:
@@ -337,10 +337,16 @@ class EntrySince:
         return self.call.since()
 
     @property
+    def api_first(self) -> Version | None:
+        """The first release whose names the probe's API check found, if it has one."""
+        return self.api.first if self.api is not None else None
+
+    @property
     def api_differs(self) -> bool:
         return (
             self.api is not None
             and self.api.first is not None
+            and self.call.first is not None
             and minor(self.api.first) != minor(self.call.first)
             and not (self.api.at_oldest and self.call.at_oldest)
         )
@@ -355,8 +361,9 @@ class EntrySince:
                 d.since() if d.first else "none yet" for _, d, _ in self.machines
             )
             return " or ".join(sinces) + ", by machine"
-        if self.api_differs and self.api.first < self.call.first:
-            return f"{self.release} (API {self.api.since()})"
+        api, first = self.api, self.call.first
+        if self.api_differs and api and api.first and first and api.first < first:
+            return f"{self.release} (API {api.since()})"
         return self.release
 
     def needs_note(self) -> bool:
@@ -380,7 +387,7 @@ class EntrySince:
                 f"{_release_list(c.gap)} between them are not measured yet, so it may work "
                 "from one of those."
             )
-        elif c.last_failing is not None:
+        elif c.last_failing is not None and c.first is not None:
             v, error = c.last_failing
             same = [e for e, err in earlier if self._explain(e, err) == self._explain(v, error)]
             earlier = [(e, err) for e, err in earlier if e not in same]
@@ -395,7 +402,7 @@ class EntrySince:
             parts, earlier, c = [self._by_machine(call)], [], Dating(c.first, c.oldest)
         if self.api_differs and not self.machines:
             parts.append(
-                f"The names it needs exist from {self.api.first} (checked against each "
+                f"The names it needs exist from {self.api_first} (checked against each "
                 f"release); the call works from {c.first}."
             )
         if earlier:
@@ -414,11 +421,11 @@ class EntrySince:
                 f"{_short(c.unmeasured[0][1] or 'the code skipped its call there')}."
             )
         for n, dating in self.extras:
-            v, error = dating.last_failing or (None, "")
+            under, error = dating.last_failing or (None, "")
             what = what_is_missing(error) or f"code block {n + 1}"
             parts.append(
                 f"This entry's own code also uses {what}, which needs {dating.since()}"
-                + (f" (under {v}: {_short(error, 120)})." if v else ".")
+                + (f" (under {under}: {_short(error, 120)})." if under else ".")
             )
         return " ".join(parts)
 
@@ -587,10 +594,11 @@ def compute(
                 f"{label!r} ({page}) needs torch {dated.release} by its code, but the call it "
                 "documents is not measured: give it a probe in docs/probes.toml"
             )
-        if dated.api_differs and dated.api.first > dated.call.first:
+        api_first, call_first = dated.api_first, dated.call.first
+        if dated.api_differs and api_first and call_first and api_first > call_first:
             problems.append(
-                f"docs/probes.toml: [{label}] works from {dated.call.first} but its `api` names "
-                f"are missing until {dated.api.first}: the probe does not use what `api` names"
+                f"docs/probes.toml: [{label}] works from {call_first} but its `api` names "
+                f"are missing until {api_first}: the probe does not use what `api` names"
             )
         since[label] = dated
     releases: dict[Version, tuple[int, int, str]] = {}
@@ -792,7 +800,7 @@ def needs_newer(since: EntrySince, block: int, installed: Version) -> Version | 
     needed = since.call.first
     for n, dating in since.extras:
         if n == block and dating.first is not None:
-            needed = max(needed, dating.first)
+            needed = dating.first if needed is None else max(needed, dating.first)
     if needed is None or (needed.major, needed.minor) <= (installed.major, installed.minor):
         return None
     return needed

@@ -36,12 +36,13 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import snowballstemmer
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.domains.std import StandardDomain
 from sphinx.util import logging
 
 import errortext
@@ -427,10 +428,12 @@ def _read_page(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
     docname = env.docname
     labels = {
-        label for label, (doc, _labelid) in env.get_domain("std").anonlabels.items()
+        label for label, (doc, _labelid) in cast(StandardDomain, env.get_domain("std")).anonlabels.items()
         if doc == docname
     }  # fmt: skip
-    env.tasksearch_pages[docname] = read_page(doctree, docname, labels, env.tasksearch_targets)
+    # The pages read so far and the targets live on the environment, as Sphinx's own do.
+    pages, targets = env.tasksearch_pages, env.tasksearch_targets  # type: ignore[attr-defined]
+    pages[docname] = read_page(doctree, docname, labels, targets)
 
 
 def _inputs_digest(app: Sphinx) -> str:
@@ -510,8 +513,8 @@ def index_data(
     rows = []
     for i, name in enumerate(names):
         for r in pages[name].records:
-            want = [s for w in wants.get(r.anchor, []) for s in stems(w)]
-            fields = {"want": want, "phrases": r.phrases, "prose": r.prose, "code": r.code,
+            wanted = [s for w in wants.get(r.anchor, []) for s in stems(w)]
+            fields = {"want": wanted, "phrases": r.phrases, "prose": r.prose, "code": r.code,
                       "output": r.output}  # fmt: skip
             rows.append(
                 [
@@ -539,11 +542,12 @@ def _write_index(app: Sphinx, exception: BaseException | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     env = app.env
-    pages = env.tasksearch_pages
+    pages = env.tasksearch_pages  # type: ignore[attr-defined]
     titles = {doc: env.titles[doc].astext() for doc in pages if doc in env.titles}
     synonyms = load_synonyms(app.config.tasksearch_synonyms)
-    data = index_data(pages, app.builder.out_suffix, synonyms)
-    data["titles"] = [titles.get(p.removesuffix(app.builder.out_suffix), "") for p in data["pages"]]
+    suffix = app.builder.out_suffix  # type: ignore[attr-defined]  # an HTML builder's
+    data = index_data(pages, suffix, synonyms)
+    data["titles"] = [titles.get(p.removesuffix(suffix), "") for p in data["pages"]]
     out = Path(app.outdir) / "_static" / INDEX_FILE
     out.parent.mkdir(parents=True, exist_ok=True)
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from cheatsheet import torchrun
@@ -108,7 +108,7 @@ def gallery_blocks(path: str | os.PathLike[str]) -> list[Block]:
     from cheatsheet.entries import page_entries
 
     found = []
-    for entry in page_entries(path):
+    for entry in page_entries(Path(path)):
         for block in entry.blocks:
             code = remove_config_comments(remove_ignore_blocks(block.code)).strip()
             if code:
@@ -251,7 +251,7 @@ def fresh_reaches(code: str, loaded: dict[str, list[str]], lazy: Iterable[str] =
                 imported.add(f"{node.module}.{alias.name}")
                 names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     preloaded = {m for modules in loaded.values() for m in modules}
-    reached = set()
+    reached: set[str] = set()
     for node in ast.walk(tree):
         chain = _dotted(node) if isinstance(node, ast.Attribute) else None
         if chain and chain[0] in names:
@@ -275,7 +275,12 @@ class _Server:
             env=env,
             start_new_session=True,
         )
-        line = self.process.stdout.readline()
+        # Both are pipes, as asked: never None.
+        self.stdin, self.stdout = (
+            cast(IO[str], self.process.stdin),
+            cast(IO[str], self.process.stdout),
+        )
+        line = self.stdout.readline()
         if not line.startswith("{"):
             self.close()
             wanted = ", ".join(("torch", *preload))
@@ -285,9 +290,9 @@ class _Server:
         self.lazy: list[str] = started["lazy"]
 
     def run(self, block: Block, path: str, timeout: float) -> Outcome:
-        self.process.stdin.write(json.dumps({"file": path, "timeout": timeout}) + "\n")
-        self.process.stdin.flush()
-        result = json.loads(self.process.stdout.readline())
+        self.stdin.write(json.dumps({"file": path, "timeout": timeout}) + "\n")
+        self.stdin.flush()
+        result = json.loads(self.stdout.readline())
         ok = result["code"] == 0
         output = clip_output(result["output"])
         if result["code"] == "timeout":
@@ -297,13 +302,13 @@ class _Server:
         return Outcome(block, ok, output, result["seconds"])
 
     def close(self) -> None:
-        self.process.stdin.close()
+        self.stdin.close()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
-        self.process.stdout.close()
+        self.stdout.close()
 
 
 def _serve(
@@ -323,9 +328,10 @@ def _serve(
             compiler = (
                 compiler and warm is not None and fresh_reaches(block.code, warm.loaded, warm.lazy)
             )
-            if compiler not in servers:
-                servers[compiler] = _Server(env)
-            yield servers[compiler].run(block, path, timeout)
+            server = servers.get(compiler)
+            if server is None:
+                server = servers[compiler] = _Server(env)
+            yield server.run(block, path, timeout)
     finally:
         for server in servers.values():
             if server is not None:
@@ -485,7 +491,9 @@ def _run_all(
             parts = [list(pool.map(lambda b: _run_torchrun(b, timeout), scripts))]
         with ThreadPoolExecutor(jobs) as pool:
             if fresh:
-                parts.append(list(pool.map(lambda bp: _run_fresh(*bp, timeout, env), pairs)))
+                parts.append(
+                    list(pool.map(lambda bp: _run_fresh(bp[0], bp[1], timeout, env), pairs))
+                )
             else:  # each server takes the next block when it is free: one slow block
                 queue = _Shared(pairs)  # does not leave the other servers idle at the end
                 parts += pool.map(lambda _: list(_serve(queue, timeout, env)), range(jobs))

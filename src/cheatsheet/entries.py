@@ -112,7 +112,8 @@ def page_entries(path: str | Path, root: str | Path | None = None) -> list[Entry
     path = Path(path)
     page = f"{path.parent.name}/{path.stem}"
     shown = path.relative_to(root).as_posix() if root else f"{page}.py"
-    label, found = PAGE_TOP, {}
+    label = PAGE_TOP
+    found: dict[str, list[CodeBlock]] = {}
     for kind, content, lineno in split_code_and_text_blocks(str(path))[1]:
         if kind == "text":
             labels = _LABEL.findall(content)

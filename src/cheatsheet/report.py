@@ -12,7 +12,7 @@ import shutil
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
@@ -193,7 +193,8 @@ class Ratio:
     def limited_by_sessions(self) -> bool:
         """Whether only the spread between sessions keeps this from a faster or slower verdict."""
         return self.kind == "same" and (
-            _kind(self.within_low, self.within_high, self.q1, self.q3) != "same"
+            _kind(self.within_low or self.low, self.within_high or self.high, self.q1, self.q3)
+            != "same"
         )
 
     def sentence(self) -> str:
@@ -395,7 +396,7 @@ class Comparison:
                 figsize=(6.4, 0.5 * len(self.ratios) + 1.6), layout="constrained"
             )
         else:
-            fig = ax.figure
+            fig = cast("Figure", ax.figure)  # an Axes of a subfigure is drawn with its figure
         ratios = self.ratios
         y = list(range(len(ratios)))[::-1]
         speedups = [r.speedup for r in ratios]
