@@ -398,10 +398,10 @@ def test_the_number_of_pages_at_once_is_checked(monkeypatch):
 
 @pytest.mark.parametrize("preloaded", [True, False])
 def test_a_page_s_process_imports_nothing_for_the_reset_before_it(preloaded):
-    """The fork server that starts each page has imported what the reset before each page
-    reads: imported in each page's process instead, Dynamo and the compiler's configs cost
-    every page about 2 s. A process spawned without the preload imports them (the check
-    can fail)."""
+    """The build imports what the reset before each page reads before it forks the pages:
+    imported in each page's process instead, Dynamo and the compiler's configs cost every
+    page about 2 s. A process spawned without the preload imports them (the check can
+    fail)."""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 

@@ -142,5 +142,7 @@ def _source(function: Callable[..., Any]) -> str:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    install()
+    import freshpage  # docs/_ext: each page runs in a process of its own
+
+    freshpage.in_each_page(install)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

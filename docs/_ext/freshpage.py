@@ -7,10 +7,13 @@ side effects (the first forward-mode AD call scripts helpers with TorchScript, a
 once), Dynamo's caches keyed by module name. A page built after another would then print
 something else than the page a reader runs alone. So every page that executes runs in a
 process of its own, from the standard library's pieces: a ``ProcessPoolExecutor`` of one
-worker, forked by ``multiprocessing``'s fork server, which has imported torch (and what
-the reset before each page reads) and nothing of the build, so the page starts where a
-reader's ``python page.py`` is after ``import torch``. Where there is no fork server, a
-freshly spawned interpreter (slower: it imports torch again).
+worker, a fork of the build taken after torch is imported and before any page ran, so
+the page starts where a reader's ``python page.py`` is after ``import torch`` (with
+Dynamo's modules loaded too: the reset before every page reads their configs). On other
+systems, a freshly spawned interpreter (slower: it imports torch again). A fork server
+would start each page from less of the build, but the build's hooks decide per build
+what a page's blocks do (torchrun scripts, the blocks an older torch holds back), and a
+fork carries that over where a fresh process would not.
 
 Every page has a time limit (``CHEATSHEET_PAGE_TIMEOUT_S``, 30 minutes by default): a
 page past it fails the build, naming itself and the limit. The page's worker leads a
@@ -42,6 +45,7 @@ import atexit
 import contextlib
 import copy
 import functools
+import importlib
 import inspect
 import json
 import logging
@@ -49,6 +53,7 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -67,17 +72,9 @@ import pagestate  # docs/_ext: what every page starts from, imported before the 
 import shards  # docs/_ext, beside this file: which pages are benchmark pages
 
 _original: Callable[..., Any] = gen_rst.generate_file_rst
-# Imported once by the fork server, so that each page's process starts with them loaded,
-# as a reader's script does after its imports: the fork costs milliseconds, a fresh
-# interpreter importing torch about two seconds.
+# Imported once in the build before the first page, so that each page's process starts
+# with them loaded, as a reader's script does after its imports.
 _PRELOAD = ("torch", "numpy", "matplotlib.pyplot")
-# What this module and the reset before each page import, for the fork server too.
-_HOOKS_IMPORT = (
-    "sphinx.util.logging",
-    "sphinx_gallery.gen_rst",
-    "cheatsheet",
-    "cheatsheet.records",
-)
 
 
 # CHEATSHEET_RUN_ONLY=<regex of paths> runs only the pages it matches (`nox -s docs --
@@ -199,11 +196,32 @@ def _check_measured_nothing(fname: str, target_dir: str) -> None:
         )
 
 
-def _run_page(*args: Any) -> tuple[str, Any]:
+# What the build's hooks change in sphinx-gallery's modules (blockexec wraps how a block
+# runs, notebooks how a notebook is written), by name: a fork of the build has them, and
+# a spawned interpreter (no fork on its system) makes them again before the page.
+_IN_EACH_PAGE: list[str] = []
+
+
+def in_each_page(installer: Callable[[], None]) -> None:
+    """Run ``installer`` now, in the build, and in each page's process before the page.
+
+    ``installer`` is a module-level function of a build hook that changes a function of
+    sphinx-gallery's; it must do nothing the second time it runs.
+    """
+    installer()
+    name = f"{installer.__module__}:{installer.__qualname__}"
+    if name not in _IN_EACH_PAGE:
+        _IN_EACH_PAGE.append(name)
+
+
+def _run_page(installers: tuple[str, ...], *args: Any) -> tuple[str, Any]:
     """Run one page here; return ``("done", (result, log records))`` or ``("raised", traceback)``."""
     logging.getLogger("sphinx").setLevel(logging.DEBUG)  # as the build's own logger is set
-    # A process of the fork server takes "forkserver" as its default start method; a
-    # reader's `python page.py` has the platform's (a DataLoader's workers start by it).
+    for name in installers:
+        module, _, function = name.partition(":")
+        getattr(importlib.import_module(module), function)()
+    # A reader's `python page.py` starts its processes (a DataLoader's workers) by the
+    # platform's default; a spawned or forked worker may have been told another.
     multiprocessing.set_start_method(None, force=True)
     try:
         with sphinx_logging.pending_logging() as memory:
@@ -237,23 +255,24 @@ def _timeout_s() -> float:
 
 @functools.cache
 def _context() -> BaseContext:
-    """Where each page's process comes from: a fork server that has imported torch.
+    """Where each page's process comes from: a fork of the build, once torch is imported.
 
-    The server imports torch, NumPy, matplotlib and what the reset before each page
-    reads, once; each page's process is forked from it,
-    untouched by any page or by the build (no Sphinx state, no pipe of the build's).
-    Where there is no fork server (Windows, macOS's default), each page spawns a fresh
-    interpreter, slower by the imports.
+    The build imports torch, NumPy, matplotlib and what the reset before each page reads
+    once, before the first page; each page's worker is a fork of the build taken when the
+    page starts, so it starts with them loaded, as a reader's script is after its imports
+    (a fork costs milliseconds, a fresh interpreter importing torch about two seconds),
+    and with what the build's hooks changed in sphinx-gallery (``in_each_page``) and
+    decided for this torch (``since.py``'s policy for an older one). No page ran in the
+    build itself, so no page's state reaches another. Where there is no fork (Windows,
+    macOS's default), each page spawns a fresh interpreter, slower by the imports.
     """
     os.environ.setdefault("MPLBACKEND", "agg")
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    if "fork" not in multiprocessing.get_all_start_methods() or sys.platform != "linux":
         return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    # By name, from the server's own sys.path: Python's PYTHONPATH and site-packages, not
-    # the build's docs/_ext (the server ignores the build's sys.path), so this module and
-    # pagestate are imported in each page's process, and what they import is here.
-    context.set_forkserver_preload([*_PRELOAD, *pagestate.PRELOAD, *_HOOKS_IMPORT])
-    return context
+    for name in (*_PRELOAD, *pagestate.PRELOAD):
+        with contextlib.suppress(ModuleNotFoundError):  # torch.compiler.config: from 2.6
+            importlib.import_module(name)
+    return multiprocessing.get_context("fork")
 
 
 class _Page:
@@ -274,7 +293,7 @@ class _Page:
         # without one (another Python) the message names no status.
         self.worker = next(iter((getattr(self.pool, "_processes", None) or {}).values()), None)
         self.deadline = time.monotonic() + limit_s
-        self.future = self.pool.submit(_run_page, *args)
+        self.future = self.pool.submit(_run_page, tuple(_IN_EACH_PAGE), *args)
 
     def overdue(self) -> bool:
         return not self.future.done() and time.monotonic() > self.deadline

@@ -302,13 +302,19 @@ def _install_what_each_page_needs(app: Sphinx) -> None:
             logger.info("notebook %s: first cell installs what the page needs", notebook.name)
 
 
-def setup(app: Sphinx) -> dict[str, Any]:
+def install() -> None:
+    """Wrap ``sphinx_gallery.gen_rst.jupyter_notebook`` once (gen_rst calls the name it imported)."""
     from sphinx_gallery import gen_rst
 
-    # gen_rst calls the name it imported; the pages' processes inherit the change.
     if not hasattr(gen_rst.jupyter_notebook, "__wrapped_by_cheatsheet__"):
         gen_rst.jupyter_notebook = _one_run_per_page(gen_rst.jupyter_notebook)
-        gen_rst.jupyter_notebook.__wrapped_by_cheatsheet__ = True
+        gen_rst.jupyter_notebook.__wrapped_by_cheatsheet__ = True  # type: ignore[attr-defined]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    import freshpage  # docs/_ext: each page runs in a process of its own
+
+    freshpage.in_each_page(install)
     # What every notebook installs first (conf.py); pages add their optional packages.
     app.add_config_value("notebook_requirements", [], "")
     app.connect("builder-inited", _convert_text_with_pandoc, priority=400)

@@ -38,8 +38,8 @@ _CONFIG_MODULES = (
     "torch.compiler.config",
     "torch.fx.experimental._config",
 )
-# What each page's process has imported before the page (freshpage.py's fork server): the
-# configs the reset before each page reads. They import Dynamo, about 2 s on the 2-core
+# What each page's process has imported before the page (freshpage.py imports them in
+# the build before the first page): the configs the reset before each page reads. They import Dynamo, about 2 s on the 2-core
 # machine, which every page's process would pay again.
 PRELOAD = _CONFIG_MODULES
 # Namespaces a page may monkey-patch (``torch.Tensor.foo = ...``, a replaced
