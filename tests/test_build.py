@@ -351,20 +351,40 @@ def _synthetic_record(live: dict, cpu: str, **changes: object) -> dict:
     return record
 
 
+def _relabelled(comparison: dict, names: dict[str, str]) -> dict:
+    """Test data only: the comparison with its candidates renamed, its key and sentences
+    made again from the new names, so that the record still agrees with itself."""
+    import copy
+
+    from cheatsheet.records import comparison_key
+    from cheatsheet.report import Ratio
+
+    c = copy.deepcopy(comparison)
+    for m in c["measurements"]:
+        m["label"] = names[m["label"]]
+    c["baseline"] = names[c["baseline"]]
+    for r in c["ratios"]:
+        r.update(label=names[r["label"]], baseline=names[r["baseline"]])
+        given = {k: v for k, v in r.items() if k not in ("kind", "sentence")}
+        r["sentence"] = Ratio(**given).sentence()
+    c["key"] = comparison_key([m["label"] for m in c["measurements"]], {})
+    return c
+
+
 def test_records_from_other_machines_show_beside_the_live_result(project, passing_build, mini_site):
     import json
 
     live_path = project / "_build" / "html" / "_records" / "basics" / "uses_helpers.json"
     live = json.loads(live_path.read_text())
-    gone = {**live["comparisons"][0], "key": "gone vs away"}
-    gpu_only = {**live["comparisons"][0], "key": "on the gpu vs off it"}
+    gone = _relabelled(live["comparisons"][0], {"abs": "gone", "neg": "away"})
+    gpu_only = _relabelled(live["comparisons"][0], {"abs": "on the gpu", "neg": "off it"})
     same = _synthetic_record(
         live, "Test Xeon", machine={"gpus": ["Test GPU (80 GiB)"]},
         comparisons=[*live["comparisons"], gpu_only],
     )  # fmt: skip
     # An older version of the page, whose other comparison's candidates the page still
     # names ("neg", "abs"): shown apart too, marked as recorded with an older version.
-    flipped = {**live["comparisons"][0], "key": "neg vs abs"}
+    flipped = _relabelled(live["comparisons"][0], {"abs": "neg", "neg": "abs"})
     older = _synthetic_record(
         live, "Test Arm", machine={"torch_version": "2.4.0"}, source_sha256="0" * 64,
         comparisons=[*live["comparisons"], flipped],
