@@ -256,7 +256,10 @@ for step, (x, y) in enumerate(
 # -----------------
 # Between ``backward`` and ``step``, ``clip_grad_norm_`` rescales all gradients so
 # their combined norm is at most ``max_norm`` (and returns the norm before clipping),
-# while ``clip_grad_value_`` caps every element separately.
+# while ``clip_grad_value_`` caps every element separately. With a ``GradScaler`` (mixed
+# precision), the gradients after ``backward`` are still multiplied by the scale, so call
+# ``scaler.unscale_(optimizer)`` first, then clip, then ``scaler.step(optimizer)``:
+# :ref:`pt2-mixed-precision-clip` shows the order.
 import torch
 from torch import nn
 

@@ -21,11 +21,11 @@ their size in bytes                :entry:`p.numel() * p.element_size() <basics-
 freeze a backbone                  :entry:`model.backbone.requires_grad_(False) <basics-freeze-layers>`
 fine-tune a pretrained model       :entry:`model.fc = nn.Linear(model.fc.in_features, n) <basics-freeze-layers>`, then freeze the rest
 a learning rate per part           :entry:`AdamW([{"params": ..., "lr": 1e-4}, ...]) <basics-param-groups>`
-an average of the weights (EMA)    :entry:`AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.999)) <basics-ema>`
+an average of the weights (EMA)    :entry:`AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.999), use_buffers=True) <basics-ema>`
 rare classes drawn more often      :entry:`WeightedRandomSampler(weights, num_samples) <basics-class-imbalance>`
 rare classes weighted in the loss  :entry:`nn.CrossEntropyLoss(weight=class_weights) <basics-class-imbalance>`
 batches of different lengths       :entry:`DataLoader(ds, collate_fn=pad_collate) <basics-pad-collate>`, ``pad_sequence``
-bounded gradients                  :entry:`nn.utils.clip_grad_norm_(model.parameters(), 1.0) <basics-grad-clipping>`
+bounded gradients                  :entry:`nn.utils.clip_grad_norm_(model.parameters(), 1.0) <basics-grad-clipping>`, after ``scaler.unscale_(opt)`` with a ``GradScaler``
 resume exactly                     :entry:`torch.save({..., "rng": ...}, path) <basics-resume-exactly>`, ``set_rng_state``
 find where the loss turns NaN      :entry:`register_forward_hook(check_finite) <basics-nan-loss>`, ``torch.isfinite(loss)``
 unused embedding rows kept still   :entry:`nn.Embedding(n, d, sparse=True) <basics-zero-grad-moves>` with ``SparseAdam``
@@ -153,8 +153,11 @@ print(f"in bfloat16: {sum(p.numel() * 2 for p in model.parameters()) / 2**20:.2f
 # Fine-tuning a pretrained model (transfer learning) usually trains a new final layer
 # and freezes the layers before it. ``requires_grad_(False)`` on a submodule stops
 # gradients for its parameters, so the optimizer leaves them alone; give the optimizer
-# only the trainable ones, and keep a frozen backbone's ``BatchNorm`` in ``eval()`` if
-# its statistics should not move either. The new head replaces the old one by
+# only the trainable ones. A frozen backbone's ``BatchNorm`` layers still update their
+# running statistics in training mode; to keep those still too, put the backbone in
+# ``eval()``, and again after every ``model.train()``, which sets every submodule back
+# to training mode (``model.train(); model.backbone.eval()`` at the top of each epoch).
+# The new head replaces the old one by
 # assignment, sized for your classes: ``model.fc = nn.Linear(model.fc.in_features, 5)``.
 import torch
 from torch import nn
@@ -303,7 +306,12 @@ for padded, lengths, mask, labels in DataLoader(samples, batch_size=2, collate_f
 # scheduler, the ``GradScaler``, the epoch and every random state the loop draws from:
 # torch's (dropout), the data loader's generator (the shuffle), NumPy's and Python's
 # (augmentations) and, on a GPU, CUDA's. A run stopped after two epochs and resumed
-# from its checkpoint ends with the same weights as a run that never stopped.
+# from its checkpoint ends with the same weights as a run that never stopped. On a GPU,
+# bit for bit also needs deterministic kernels: some CUDA kernels (``index_add_``,
+# ``scatter_add_``, cuDNN's convolutions chosen by timing) add in an order that changes
+# from run to run, so set ``torch.use_deterministic_algorithms(True)`` and
+# ``torch.backends.cudnn.benchmark = False`` in both runs; see
+# :ref:`basics-deterministic` for what each switch does.
 import random
 import tempfile
 from dataclasses import dataclass

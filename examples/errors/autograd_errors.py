@@ -286,9 +286,12 @@ print(
 # Under ``torch.func.vmap`` the function runs once for the whole batch, so one
 # sample's value never reaches Python: ``.item()``, ``float(x)`` and an ``if`` on a
 # tensor have nothing to return, and the ``if`` gets its own message ("data-dependent
-# control flow"). ``torch.func.grad`` alone differentiates such a function in this
-# build, since a value read for a branch is not differentiated; the branch taken is
-# the one it differentiates.
+# control flow"). ``torch.func.grad`` alone runs both functions in this build, but only
+# the branch is right: it differentiates the branch taken. A number read with
+# ``.item()`` and then used in arithmetic is a constant to it, so the gradient silently
+# leaves out every path through that number (for ``x * x.sum().item()`` it misses the
+# ``x.sum()`` term): the fix below, a tensor instead of the number, is right under
+# ``grad`` as well as under ``vmap``.
 import torch
 from torch.func import grad, vmap
 

@@ -142,8 +142,10 @@ print("loaded on", state["weight"].device, state["weight"])
 #
 # Cannot re-initialize CUDA in forked subprocess
 # ----------------------------------------------
-# A process that has started CUDA was copied by ``fork`` (the default start method on
-# Linux, for ``multiprocessing`` and ``DataLoader`` workers) and the copy used CUDA.
+# A process that has started CUDA was copied by ``fork`` and the copy used CUDA. ``fork``
+# is the default start method on Linux up to Python 3.13, for ``multiprocessing`` and
+# ``DataLoader`` workers; from Python 3.14 the default there is ``forkserver``, so the
+# error now comes from code that asks for ``fork`` by name, or from an older Python.
 # The block runs a script in its own Python, as you would run ``python script.py``:
 # even where the parent's CUDA start fails for want of a GPU, it has marked CUDA as
 # started, and the child gets the same error as on a GPU machine. (A torch built
@@ -191,9 +193,13 @@ with tempfile.TemporaryDirectory() as tmp:
 print(run.stdout.strip())
 
 # %%
-# Fix: start the processes with ``spawn`` (or ``forkserver``): each child starts its own
-# CUDA. With no GPU here the spawned child gets as far as looking for the driver,
-# which is not the fork error.
+# Fix: most often, keep the workers off the GPU. A ``DataLoader``'s workers (or a pool's)
+# load and transform on the CPU and return CPU tensors; the main loop moves each batch to
+# the device (``batch.to("cuda", non_blocking=True)`` with ``pin_memory=True``), so no
+# child ever touches CUDA. Where a child must use the GPU itself, start it with
+# ``spawn`` (or ``forkserver``): each child starts its own CUDA, as the block shows. With
+# no GPU here the spawned child gets as far as looking for the driver, which is not the
+# fork error.
 import subprocess
 import sys
 import tempfile

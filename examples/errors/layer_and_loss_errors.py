@@ -13,7 +13,7 @@ You see                                               Fix
 ====================================================  ==========================================================
 expected input to have 3 channels, but got            :entry:`x.permute(0, 3, 1, 2) <errors-conv-channels>`, ``in_channels=x.shape[1]``
 Expected 3D (unbatched) or 4D (batched) input         :entry:`x.unsqueeze(0) <errors-conv-input-dims>`
-Input type and bias type should be the same           :entry:`x.float() <errors-conv-input-type>`, ``torch.autocast``
+Input type and bias type should be the same           :entry:`x.float() <errors-conv-input-type>`, ``x.to(conv.weight.dtype)``
 Target is out of bounds                               :entry:`labels - 1 <errors-target-out-of-bounds>`, ``num_classes = labels.max() + 1``
 expected target dtype to be Long or Byte              :entry:`target.long() <errors-target-dtype-long>`
 Found dtype Long but expected Float                   :entry:`target.float() <errors-bce-target-float>`
@@ -114,8 +114,13 @@ except RuntimeError as err:
     print(f"{type(err).__name__}: {err}")
 
 # %%
-# Fix: convert the input to the layer's dtype, or run the model under ``torch.autocast``,
-# which casts inputs and weights per operation.
+# Fix: convert the input to the layer's dtype (``x.float()``, or
+# ``x.to(conv.weight.dtype)``). ``torch.autocast`` is no fix for the usual cause: it
+# never casts ``float64`` (only ``float32``, ``float16`` and ``bfloat16`` tensors are
+# eligible), so NumPy's ``float64`` images still fail under it (the message then names
+# the bias's ``BFloat16``, which autocast did cast). Inside
+# autocast, a model fed ``float32`` runs each eligible operation in the lower precision,
+# as the last line shows.
 import numpy as np
 import torch
 from torch import nn
