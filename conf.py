@@ -48,6 +48,7 @@ extensions = [
     "tasksearch",  # search results down to the entry, as the reader types
     "searchentries",  # Sphinx's own search keeps every page's index entries across rebuilds
     "tablewidths",  # Summary tables state their column widths: they hold still as pages load
+    "feedback",  # "report a problem" on every page and entry, "suggest an entry" in search
 ]
 root_doc = "index"
 # The torch releases the version records cover (results/*-torch-<release>/), oldest first:
@@ -97,7 +98,9 @@ sphinx_gallery_conf = {
     "reset_modules_order": "both",
     # SVG on a transparent background: sharp at any width, dark in dark mode.
     "image_scrapers": ("plotscraper.svg_scraper",),
-    "download_all_examples": False,
+    # The gallery's front page offers every page at once: one archive of the scripts and
+    # one of the notebooks, as sphinx-gallery makes them.
+    "download_all_examples": True,
     "remove_config_comments": True,
     "show_signature": False,
     # Its execution-time pages load jQuery and DataTables from CDNs; the site loads
@@ -187,7 +190,7 @@ html_theme_options = {
     # A gallery page's download links sit above its entries instead of in a note
     # (the component shows nothing on the other pages).
     "secondary_sidebar_items": ["sg_download_links", "colab-link", "page-toc"],
-    "footer_start": ["copyright", "build-line"],
+    "footer_start": ["copyright", "build-line", "feedback-link"],
     "footer_end": ["sphinx-version"],
     "github_url": repository_url,
     "header_links_before_dropdown": 6,

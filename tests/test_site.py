@@ -302,3 +302,24 @@ def test_a_behaviour_change_shows_both_releases_output(site):
     assert recorded
     assert "FutureWarning" in recorded[0].get_text()
     assert "is deprecated" in recorded[0].get_text()
+
+
+def test_the_gallery_front_page_downloads_every_page_at_once(site):
+    """sphinx-gallery's "download all": every page's script in one archive, every notebook
+    in the other, with the first cell that installs what that page needs."""
+    import zipfile
+
+    links = {
+        Path(a["href"]).name: site / "gallery" / unquote(a["href"])
+        for a in _soup(site / "gallery" / "index.html").select("a.reference.download")
+    }
+    assert set(links) >= {"gallery_python.zip", "gallery_jupyter.zip"}, sorted(links)
+    pages = {p.relative_to(ROOT / "examples").as_posix() for p in EXAMPLES}
+    with zipfile.ZipFile(links["gallery_python.zip"]) as scripts:
+        assert set(scripts.namelist()) == pages
+        page = "pytorch2/deployment.py"
+        assert scripts.read(page) == (ROOT / "examples" / page).read_bytes()
+    with zipfile.ZipFile(links["gallery_jupyter.zip"]) as notebooks:
+        assert set(notebooks.namelist()) == {p.removesuffix(".py") + ".ipynb" for p in pages}
+        first = json.loads(notebooks.read("pytorch2/deployment.ipynb"))["cells"][0]["source"]
+        assert "onnxruntime" in "".join(first)  # the page's own install, not only the common one

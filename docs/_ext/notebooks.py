@@ -300,6 +300,12 @@ def _install_what_each_page_needs(app: Sphinx) -> None:
             # The page's zip download holds the notebook too, as sphinx-gallery made it.
             zip_files([source, notebook], source.with_suffix(".zip"), notebook.parent)
             logger.info("notebook %s: first cell installs what the page needs", notebook.name)
+        if app.config.sphinx_gallery_conf["download_all_examples"]:
+            # sphinx-gallery zipped every page (its "download all", on the gallery's front
+            # page) before the cells above were set: zipped again, with them.
+            from sphinx_gallery.downloads import generate_zipfiles
+
+            generate_zipfiles(Path(app.srcdir, gallery), app.srcdir, app.config.sphinx_gallery_conf)
 
 
 def install() -> None:

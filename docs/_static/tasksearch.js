@@ -694,9 +694,33 @@ const TaskSearch = (() => {
     return entry;
   };
 
-  const render = (list, results) => {
-    list.replaceChildren(...results.map(item));
-    list.hidden = results.length === 0;
+  /**
+   * "Suggest an entry" when a query finds nothing: the repository's new-issue form, with
+   * the query and what built the site (the <meta> docs/_ext/feedback.py fills in).
+   * Null on a page built without it.
+   */
+  const suggestion = (query) => {
+    const meta = document.querySelector('meta[name="cheatsheet-feedback"]');
+    if (!meta) return null;
+    const { torch, machine, commit } = meta.dataset;
+    const body =
+      `Searched for: ${query}\nPage: ${window.location.href}\n` +
+      `torch: ${torch}\nMachine: ${machine}\nCommit: ${commit}\n\n` +
+      "What were you looking for?\n\n";
+    const url = `${meta.content}?${new URLSearchParams({ title: `Suggest an entry: ${query}`, body })}`;
+    const entry = document.createElement("li");
+    entry.className = "tasksearch-suggest";
+    const link = document.createElement("a");
+    link.href = url;
+    link.textContent = `No entry matches "${query}": suggest one`;
+    entry.append(link);
+    return entry;
+  };
+
+  const render = (list, results, query = "") => {
+    const offer = results.length === 0 && query.trim() ? suggestion(query.trim()) : null;
+    list.replaceChildren(...results.map(item), ...(offer ? [offer] : []));
+    list.hidden = results.length === 0 && !offer;
   };
 
   /** Give a search box results as the reader types. */
@@ -712,7 +736,7 @@ const TaskSearch = (() => {
       const query = input.value;
       asked = query;
       search(query).then(
-        (results) => asked === query && render(list, results),
+        (results) => asked === query && render(list, results, query),
         () => (list.hidden = true), // no index: Enter still reaches search.html
       );
     };
@@ -759,8 +783,8 @@ const TaskSearch = (() => {
     sphinxResults.before(section);
     search(query).then(
       (results) => {
-        render(list, results);
-        section.hidden = results.length === 0;
+        render(list, results, query);
+        section.hidden = list.hidden;
       },
       () => (section.hidden = true), // no index: Sphinx's results are still there
     );
