@@ -314,11 +314,12 @@ def test_typing_in_the_search_box_shows_entries_with_their_first_sentence(page, 
     )
     href = first.get_attribute("href")
     snippet = first.locator(".tasksearch-snippet").inner_text()
+    # The entry's first sentence: after the build's own notes (since, feedback link).
     section = page.evaluate(
         "async href => { const html = await (await fetch(href)).text();"
         " const doc = new DOMParser().parseFromString(html, 'text/html');"
         " const target = doc.getElementById(href.split('#')[1]);"
-        " return target.closest('section').querySelector('p:not(.since-note)').textContent; }",
+        " return target.closest('section').querySelector('p:not(.since-note):not(.feedback-link)').textContent; }",
         href,
     )
     assert snippet
