@@ -323,3 +323,24 @@ def test_the_gallery_front_page_downloads_every_page_at_once(site):
         assert set(notebooks.namelist()) == {p.removesuffix(".py") + ".ipynb" for p in pages}
         first = json.loads(notebooks.read("pytorch2/deployment.ipynb"))["cells"][0]["source"]
         assert "onnxruntime" in "".join(first)  # the page's own install, not only the common one
+
+
+def test_the_numpy_page_runs_each_row_in_both_libraries_and_they_agree(site):
+    """Each row of examples/basics/numpy_side_by_side.py printed, live, whether NumPy's and
+    PyTorch's results agree; where the two differ on purpose the page prints both, apart."""
+    page = _soup(_example_page(site, ROOT / "examples" / "basics" / "numpy_side_by_side.py"))
+    row = re.compile(r"^(?P<numpy>\S.*?)\s{2,}(?P<check>agree|DIFFER)\s")
+    rows = [
+        found
+        for out in page.select("div.sphx-glr-script-out pre")
+        for line in out.get_text().splitlines()
+        if (found := row.match(line))
+    ]
+    assert len(rows) >= 60, len(rows)
+    assert len({r["numpy"] for r in rows}) == len(rows)  # no row counted twice
+    assert [r["numpy"] for r in rows if r["check"] != "agree"] == []
+    # The summary table links each NumPy spelling to the entry whose rows run it.
+    linked = {a["href"].split("#")[1] for a in page.select("table a.reference.internal[href*='#']")}
+    entries = {s["id"] for s in page.select("span[id^='basics-np-']")}  # the labels
+    assert entries
+    assert linked >= entries, entries - linked
