@@ -49,6 +49,7 @@ extensions = [
     "searchentries",  # Sphinx's own search keeps every page's index entries across rebuilds
     "tablewidths",  # Summary tables state their column widths: they hold still as pages load
     "feedback",  # "report a problem" on every page and entry, "suggest an entry" in search
+    "usedin",  # under each reference entry the entries that call its API; the API index
 ]
 root_doc = "index"
 # The torch releases the version records cover (results/*-torch-<release>/), oldest first:
