@@ -62,8 +62,8 @@ __all__ = [
 ]
 
 # A hung block is stopped after this long. The slowest block that ends, compile_time's
-# regional compilation (cold and warm starts in fresh processes), takes about four
-# minutes alone on two cores and ran past 300 s beside the rest of the test suite.
+# regional compilation (cold and warm starts in fresh processes), is most of a page that
+# runs 4 to 5 minutes in a build on two cores, and it ran past 300 s beside the tests.
 BLOCK_TIMEOUT_S = 600.0
 # A run's output is kept up to this many characters, its end (see clip_output).
 OUTPUT_CHARS = 20_000
