@@ -1,8 +1,9 @@
 """The held-out search queries are well formed and name real entries.
 
-Two sets judge the site's search on queries it was not tuned on: tests/search_heldout.toml
-(written here, without looking at the tuning queries) and tests/search_titles.toml (titles
-other people wrote, each with its source). This test reads them as data only: it runs no
+Three sets judge the site's search on queries it was not tuned on: tests/search_heldout.toml
+(written here, without looking at the tuning queries), tests/search_titles.toml (titles
+other people wrote, each with its source) and tests/search_questions.toml (questions and
+pasted errors as readers posted them, each with its source, labelled before any search). This test reads them as data only: it runs no
 search and needs neither the built site nor a browser.
 """
 
@@ -18,7 +19,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT = ROOT / "tests" / "search_heldout.toml"
 TITLES = ROOT / "tests" / "search_titles.toml"
-SETS = [HELDOUT, TITLES]
+QUESTIONS = ROOT / "tests" / "search_questions.toml"
+SEARCH_TERMS = ROOT / "docs" / "search_terms.toml"
+SETS = [HELDOUT, TITLES, QUESTIONS]
 
 KINDS = {"task", "error", "api"}
 LABEL = re.compile(r"^# \.\. _([A-Za-z0-9_-]+):\s*$", re.MULTILINE)
@@ -86,3 +89,34 @@ def test_every_title_says_where_it_came_from_and_whether_it_was_looked_at():
     assert all(re.match(r"^https?://\S+$", q.get("source", "")) for q in queries)
     assert all(isinstance(q.get("looked_at"), bool) for q in queries)
     assert sum(not q["looked_at"] for q in queries) >= 40
+
+
+def test_the_questions_are_over_a_hundred_each_with_its_source_and_every_kind_is_there():
+    queries = _queries(QUESTIONS)
+    assert len(queries) >= 100
+    assert all(re.match(r"^https?://\S+$", q.get("source", "")) for q in queries)
+    assert {q["kind"] for q in queries} == KINDS
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+def _tuning_texts() -> set[str]:
+    """What the ranking was tuned on: docs/search_terms.toml and tests/test_search.py."""
+    with SEARCH_TERMS.open("rb") as f:
+        phrases = {p for entry in tomllib.load(f)["entry"] for p in entry.get("phrases", [])}
+    # test_search.py's QUERIES keys, read as text: importing it would need a browser.
+    source = (ROOT / "tests" / "test_search.py").read_text(encoding="utf-8")
+    block = source[source.index("QUERIES:") : source.index("\n}\n", source.index("QUERIES:"))]
+    keys = set(re.findall(r'^\s+"((?:[^"\\]|\\.)*)":', block, re.MULTILINE))
+    return {_normal(t) for t in phrases | keys}
+
+
+def test_no_held_out_query_is_a_copy_of_a_tuning_query():
+    tuning = _tuning_texts()
+    assert len(tuning) > 100  # the reading found them
+    copies = sorted(
+        q["text"] for path in SETS for q in _queries(path) if _normal(q["text"]) in tuning
+    )
+    assert copies == [], f"held-out queries the ranking was tuned on: {copies}"
