@@ -8,7 +8,8 @@ Two query sets, reported apart:
   people and never used for tuning: ``[[query]]`` tables with ``text``, ``kind`` and
   ``answers`` (entry labels, or ``page.html#anchor``; any of them counts). Its hit
   rates are also given by kind, and its misses are not listed. ``--heldout
-  tests/search_titles.toml`` measures titles other people wrote instead.
+  tests/search_titles.toml`` measures titles other people wrote instead, and
+  ``--heldout tests/search_questions.toml`` readers' questions and errors as posted.
 
 Engines, each run in Chromium against the built site served over HTTP:
 
