@@ -3,12 +3,14 @@
 Three sets judge the site's search on queries it was not tuned on: tests/search_heldout.toml
 (written here, without looking at the tuning queries), tests/search_titles.toml (titles
 other people wrote, each with its source) and tests/search_questions.toml (questions and
-pasted errors as readers posted them, each with its source, labelled before any search). This test reads them as data only: it runs no
-search and needs neither the built site nor a browser.
+pasted errors as readers posted them, each with its source, labelled before any search).
+This test reads them as data only: it runs no search and needs neither the built site nor
+a browser.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from collections import Counter
@@ -106,10 +108,15 @@ def _tuning_texts() -> set[str]:
     """What the ranking was tuned on: docs/search_terms.toml and tests/test_search.py."""
     with SEARCH_TERMS.open("rb") as f:
         phrases = {p for entry in tomllib.load(f)["entry"] for p in entry.get("phrases", [])}
-    # test_search.py's QUERIES keys, read as text: importing it would need a browser.
-    source = (ROOT / "tests" / "test_search.py").read_text(encoding="utf-8")
-    block = source[source.index("QUERIES:") : source.index("\n}\n", source.index("QUERIES:"))]
-    keys = set(re.findall(r'^\s+"((?:[^"\\]|\\.)*)":', block, re.MULTILINE))
+    # test_search.py's QUERIES, read from its source: importing it would need a browser.
+    tree = ast.parse((ROOT / "tests" / "test_search.py").read_text(encoding="utf-8"))
+    (queries,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.AnnAssign | ast.Assign)
+        and "QUERIES" in {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
+    ]
+    keys = {ast.literal_eval(key) for key in queries.keys}  # the values name constants
     return {_normal(t) for t in phrases | keys}
 
 
