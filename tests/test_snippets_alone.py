@@ -10,6 +10,9 @@ the site shows has one, rather than starting each again.
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from blockcache import PassRecord, fresh_inputs, key
@@ -345,3 +348,46 @@ def test_a_block_of_any_shape_is_read_and_text_comes_back_unescaped(shape, tmp_p
     else:
         assert [b.origin for b in blocks] == ["p.html block 1", "p.html block 2"]
         assert blocks[0].code == "x = torch<\"&'\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fresh", [False, True])
+def test_a_block_is_its_own_main_process_as_a_reader_s_script_is(fresh):
+    # A fork made through multiprocessing would call itself "ForkProcess-1" with a parent.
+    names = Block(
+        "n", "import multiprocessing as mp\nprint(mp.current_process().name, mp.parent_process())\n"
+    )
+    [outcome] = run_alone([names], jobs=1, fresh=fresh)
+    assert outcome.ok, outcome.output
+    assert outcome.output.split() == ["MainProcess", "None"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fresh", [False, True])
+def test_sys_exit_with_a_message_prints_it_and_fails(fresh):
+    [outcome] = run_alone(
+        [Block("e", "import sys\nsys.exit('no data here')\n")], jobs=1, fresh=fresh
+    )
+    assert not outcome.ok
+    assert "no data here" in outcome.output
+
+
+@pytest.mark.slow
+def test_a_process_a_block_leaves_running_neither_holds_the_run_nor_outlives_it(tmp_path):
+    # The child writes its pid, then would run for a minute; the block ends at once.
+    pidfile = tmp_path / "left.pid"
+    code = (
+        "import subprocess, sys\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import os, time; "
+        f'open({str(pidfile)!r}, "w").write(str(os.getpid())); time.sleep(60)\'])\n'
+        "import time\n"
+        f"while not __import__('os').path.exists({str(pidfile)!r}): time.sleep(0.05)\n"
+    )
+    [outcome] = run_alone([Block("leaves", code)], jobs=1, timeout=50)
+    assert outcome.ok, outcome.output
+    assert outcome.seconds < 30  # not the child's minute
+    time.sleep(0.5)
+    pid = int(pidfile.read_text())
+    assert (
+        not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+    )

@@ -10,9 +10,10 @@ page into its code blocks as sphinx-gallery shows them (through
 
 Starting a Python that imports torch costs about a second, and the site has hundreds
 of blocks, so the processes are forked from a server that has imported torch, NumPy
-and matplotlib and nothing else: a fork sees the same empty ``__main__`` as a fresh
-interpreter (a missing ``import torch`` still fails with NameError) and no state that
-another block left, because every block forks from the same untouched server. A block
+and matplotlib and nothing else (:mod:`cheatsheet._blockserver`): a fork sees the same
+empty ``__main__`` as a fresh interpreter (a missing ``import torch`` still fails with
+NameError) and no state that another block left, because every block forks from the
+same untouched server. A block
 that compiles forks from a second server that has also imported Dynamo and Inductor
 (3.5 s more), when its source shows that it reaches no module of theirs that a fresh
 interpreter would not have imported for it (:func:`fresh_reaches`): with both, the
@@ -122,58 +123,8 @@ def gallery_blocks(path: str | os.PathLike[str]) -> list[Block]:
 
 # -- Running ---------------------------------------------------------------------
 
-_SERVER = r"""
-import json, os, runpy, signal, sys, tempfile, time, traceback
-os.environ.setdefault("MPLBACKEND", "Agg")
-import torch, numpy, matplotlib  # what nearly every block imports first
-def preload(names):  # the compiler's server: what each further import brought in
-    loaded = {}
-    for name in names:
-        before = set(sys.modules)
-        __import__(name)
-        loaded[name] = sorted(set(sys.modules) - before)
-    return loaded
-lazy = sorted(f"torch.{m}" for m in getattr(torch, "_lazy_modules", ()))  # loaded on first use
-sys.stdout.write(json.dumps({"loaded": preload(sys.argv[1:]), "lazy": lazy}) + "\n")
-sys.stdout.flush()
-for line in sys.stdin:
-    job = json.loads(line)
-    fd, out = tempfile.mkstemp(suffix=".out")
-    start = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        os.setsid()
-        os.dup2(fd, 1); os.dup2(fd, 2)
-        sys.stdout = os.fdopen(1, "w", buffering=1); sys.stderr = os.fdopen(2, "w", buffering=1)
-        sys.argv = [job["file"]]
-        sys.stdin = open(os.devnull)
-        code = 0
-        try:
-            runpy.run_path(job["file"], run_name="__main__")
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        except BaseException:
-            traceback.print_exc(); code = 1
-        sys.stdout.flush(); sys.stderr.flush()
-        os._exit(code)
-    os.close(fd)
-    deadline = start + job["timeout"]
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            code = os.waitstatus_to_exitcode(status); break
-        if time.perf_counter() > deadline:
-            os.killpg(pid, signal.SIGKILL); os.waitpid(pid, 0); code = "timeout"; break
-        time.sleep(0.01)
-    try:
-        os.killpg(pid, signal.SIGKILL)  # whatever the block left running
-    except ProcessLookupError:
-        pass
-    with open(out, errors="replace") as f:
-        text = f.read()
-    os.unlink(out)
-    print(json.dumps({"code": code, "output": text, "seconds": time.perf_counter() - start}), flush=True)
-"""
+# The server itself is a module of its own (_blockserver.py), started by its path.
+_SERVER = Path(__file__).with_name("_blockserver.py")
 
 
 def _write(block: Block, folder: str, n: int) -> str:
@@ -271,7 +222,7 @@ class _Server:
 
     def __init__(self, env: dict[str, str], preload: tuple[str, ...] = ()) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-c", _SERVER, *preload],
+            [sys.executable, str(_SERVER), *preload],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
