@@ -376,12 +376,12 @@ def test_sys_exit_with_a_message_prints_it_and_fails(fresh):
 def test_a_process_a_block_leaves_running_neither_holds_the_run_nor_outlives_it(tmp_path):
     # The child writes its pid, then would run for a minute; the block ends at once.
     pidfile = tmp_path / "left.pid"
+    child = f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
     code = (
-        "import subprocess, sys\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import os, time; "
-        f'open({str(pidfile)!r}, "w").write(str(os.getpid())); time.sleep(60)\'])\n'
-        "import time\n"
-        f"while not __import__('os').path.exists({str(pidfile)!r}): time.sleep(0.05)\n"
+        "import os, subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', {child!r}])\n"
+        f"while not os.path.exists({str(pidfile)!r}) or not open({str(pidfile)!r}).read():\n"
+        "    time.sleep(0.05)\n"
     )
     [outcome] = run_alone([Block("leaves", code)], jobs=1, timeout=50)
     assert outcome.ok, outcome.output
