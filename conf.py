@@ -23,6 +23,7 @@ copyright = "2026, the cheat sheet authors"
 # -- General configuration ---------------------------------------------------
 
 extensions = [
+    "configcheck",  # a name one slip from a configuration value stops the build
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "myst_parser",

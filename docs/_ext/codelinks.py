@@ -34,6 +34,8 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx_codeautolink.extension import cache
 
+import order  # docs/_ext: where each hook runs among the libraries' handlers
+
 # The site's source suffixes (".rst", ".md"), known once the configuration is read.
 _suffixes: tuple[str, ...] = (".rst",)
 
@@ -75,8 +77,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("sphinx_codeautolink")
     state = _codeautolink_state(app)
     cache.DataCache.read = _read_every_suffix
-    # Before codeautolink's own handler (priority 500), which reads its cache.
-    app.connect("builder-inited", _know_the_suffixes, priority=400)
+    order.connect(app, "builder-inited", _know_the_suffixes)
 
     def forget_its_guess(app: Sphinx) -> None:
         # After codeautolink's handler: its list of outdated pages is a guess, and asking
@@ -90,6 +91,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
         # parallel; codeautolink keeps its page names as str(Path(docname)).
         state.outdated_docs.add(str(Path(docname)))
 
-    app.connect("builder-inited", forget_its_guess, priority=600)
+    order.connect(app, "builder-inited", forget_its_guess)
     app.connect("doctree-resolved", link_written_page)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

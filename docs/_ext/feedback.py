@@ -28,6 +28,7 @@ from sphinx.application import Sphinx
 from sphinx.domains.std import StandardDomain
 from sphinx.util import logging
 
+import order  # docs/_ext: where each hook runs among the libraries' handlers
 from cheatsheet.records import RECORD_SUFFIX
 from pageinputs import distribution_version
 from pagerecords import COMMIT_ENV
@@ -168,5 +169,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _remember_commit)
     app.connect("doctree-resolved", _entry_links)
     app.connect("html-page-context", _page_context)
-    app.connect("html-page-context", _site_context, priority=600)
+    order.connect(app, "html-page-context", _site_context)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

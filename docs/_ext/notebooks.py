@@ -32,6 +32,8 @@ from packaging.requirements import Requirement
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+import order  # docs/_ext: where each hook runs among the libraries' handlers
+
 logger = logging.getLogger(__name__)
 
 MARKDOWN_LUA = Path(__file__).with_name("notebook_markdown.lua")
@@ -322,7 +324,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
     freshpage.in_each_page(install)
     # What every notebook installs first (conf.py); pages add their optional packages.
-    app.add_config_value("notebook_requirements", [], "")
-    app.connect("builder-inited", _convert_text_with_pandoc, priority=400)
-    app.connect("builder-inited", _install_what_each_page_needs, priority=600)
+    app.add_config_value("notebook_requirements", [], "", types=[list])
+    order.connect(app, "builder-inited", _convert_text_with_pandoc)
+    order.connect(app, "builder-inited", _install_what_each_page_needs)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

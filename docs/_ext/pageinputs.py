@@ -22,6 +22,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+import order  # docs/_ext: where each hook runs among the libraries' handlers
 from cheatsheet import hardware
 from notebooks import text_converter
 
@@ -173,6 +174,5 @@ def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    # Before sphinx-gallery's own builder-inited handler (priority 500) runs the examples.
-    app.connect("builder-inited", _rerun_pages_when_inputs_changed, priority=400)
+    order.connect(app, "builder-inited", _rerun_pages_when_inputs_changed)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -33,6 +33,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import order  # docs/_ext: where each hook runs among the libraries' handlers
+
 if TYPE_CHECKING:  # noxfile.py imports this module where Sphinx is not installed
     from sphinx.application import Sphinx
 
@@ -237,6 +239,5 @@ def _every_page_has_its_output(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    # Before pageinputs.py (400) and sphinx-gallery (500) look at the pages.
-    app.connect("builder-inited", _every_page_has_its_output, priority=300)
+    order.connect(app, "builder-inited", _every_page_has_its_output)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -45,9 +45,11 @@ from typing import Any
 from docutils import nodes
 from packaging.version import Version
 from sphinx.application import Sphinx
+from sphinx.config import ENUM
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+import order  # docs/_ext: where each hook runs among the libraries' handlers
 from cheatsheet.entries import FAILS, FLAKY, SKIPPED, WORKS, Entry, Probe, load_probes, page_entries
 from machines import RESULTS_DIR, cpu_words, load_records
 
@@ -891,15 +893,14 @@ def _add_policy(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.add_config_value("since_probes", "docs/probes.toml", "env")
+    app.add_config_value("since_probes", "docs/probes.toml", "env", types=[str])
     # "error": a stale record fails the build; "warn": it is left out and said (docs-live).
-    app.add_config_value("stale_records", "error", "env")
+    app.add_config_value("stale_records", "error", "env", types=ENUM("error", "warn"))
     # The releases the version records should cover, oldest first; one missing from the
     # records between a failing and a working release keeps a since an upper bound.
-    app.add_config_value("since_releases", (), "env")
+    app.add_config_value("since_releases", (), "env", types=[tuple, list])
     app.add_role("since", SinceRole())
-    # Before sphinx-gallery runs the pages (its own builder-inited handler, priority 500).
-    app.connect("builder-inited", _add_policy, priority=400)
+    order.connect(app, "builder-inited", _add_policy)
     app.add_directive("torch-coverage", TorchCoverageDirective)
     app.add_directive("torch-outputs", TorchOutputsDirective)
     app.connect("builder-inited", _report)

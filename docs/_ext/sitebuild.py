@@ -24,6 +24,7 @@ from sphinx.roles import XRefRole
 from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 
+import order  # docs/_ext: where each hook runs among the libraries' handlers
 from pageinputs import distribution_version
 
 # torch, numpy and cheatsheet are imported where they are used: a rebuild in which
@@ -180,9 +181,9 @@ def _restamp_when_examples_ran(
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.add_config_value("stamp_pages", [], "env")
+    app.add_config_value("stamp_pages", [], "env", types=[list])
     app.add_role_to_domain("std", "entry", ENTRY_ROLE)
     app.connect("missing-reference", _resolve_entry)
     app.connect("env-get-outdated", _restamp_when_examples_ran)
-    app.connect("build-finished", _sitemap_lists_every_page, priority=400)
+    order.connect(app, "build-finished", _sitemap_lists_every_page)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -556,9 +556,11 @@ def _write_index(app: Sphinx, exception: BaseException | None) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     docs = Path(app.confdir) / "docs"
-    app.add_config_value("tasksearch_terms", str(docs / "search_terms.toml"), "env")
+    app.add_config_value("tasksearch_terms", str(docs / "search_terms.toml"), "env", types=[str])
     # Synonyms apply when a query is read, so a change needs no page read again.
-    app.add_config_value("tasksearch_synonyms", str(docs / "search_synonyms.toml"), "html")
+    app.add_config_value(
+        "tasksearch_synonyms", str(docs / "search_synonyms.toml"), "html", types=[str]
+    )
     app.add_js_file("tasksearch.js", defer="defer")
     app.add_css_file("tasksearch.css")
     app.connect("env-before-read-docs", _load_targets)

@@ -23,6 +23,7 @@ from packaging.version import Version
 from sphinx.application import Sphinx
 
 import errortext
+import order  # docs/_ext: where each hook runs among the libraries' handlers
 import since
 from tasksearch import ERROR_LABEL_PREFIX as LABEL_PREFIX
 
@@ -136,6 +137,5 @@ def _mark_entries(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    # Before tasksearch reads the page (priority 500): the messages are the entry's.
-    app.connect("doctree-read", _mark_entries, priority=450)
+    order.connect(app, "doctree-read", _mark_entries)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
