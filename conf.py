@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -13,6 +12,7 @@ sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 import notebooks  # each page's notebook: Markdown text, an install cell that keeps Colab's torch
 import sitebuild  # this site's build hooks, found through the path above
+from cheatsheet._variables import read
 
 # -- Project information -----------------------------------------------------
 
@@ -83,7 +83,7 @@ sphinx_gallery_conf = {
     # matches; the others keep their last output (docs/_ext/freshpage.py applies it).
     # The published build never sets it. A merge of shards (docs/_ext/shards.py) runs
     # none: every page's output comes from one.
-    "filename_pattern": r"(?!)" if os.environ.get("CHEATSHEET_MERGE") else r".*",
+    "filename_pattern": r"(?!)" if read("CHEATSHEET_MERGE") else r".*",
     "subsection_order": [
         "../examples/basics",
         "../examples/errors",

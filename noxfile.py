@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import sys
@@ -15,6 +14,23 @@ from pathlib import Path
 import nox
 
 ROOT = Path(__file__).parent
+
+
+def _variables() -> types.ModuleType:
+    """src/cheatsheet/_variables.py, by its path: nox's Python has neither torch nor the package."""
+    import importlib.util
+
+    path = ROOT / "src" / "cheatsheet" / "_variables.py"
+    spec = importlib.util.spec_from_file_location("_variables", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} cannot be loaded")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("_variables", module)  # dataclasses looks its module up
+    spec.loader.exec_module(module)
+    return module
+
+
+read_variable = _variables().read
 WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 # Every session installs from this file, so every run sees the same versions. torch
@@ -188,7 +204,7 @@ def _make_site_env(session: nox.Session, env: Path, bindir: Path) -> None:
     from its own cache. ``CHEATSHEET_INSTALLER=pip`` asks for pip where uv is present.
     """
     uv = shutil.which("uv")
-    if uv and os.environ.get("CHEATSHEET_INSTALLER", "uv") == "uv":
+    if uv and read_variable("CHEATSHEET_INSTALLER") == "uv":
         session.run_install(uv, "venv", "--clear", "--python", sys.executable, str(env),
                             external=True)  # fmt: skip
         install = (uv, "pip", "install", "--quiet", "--python", str(bindir / "python"))
@@ -205,7 +221,7 @@ def _make_site_env(session: nox.Session, env: Path, bindir: Path) -> None:
             )
         session.run_install(sys.executable, "-m", "venv", "--clear", str(env), external=True)
         install = (str(bindir / "python"), "-m", "pip", "install", "--quiet")
-    index = os.environ.get(TORCH_INDEX)
+    index = read_variable(TORCH_INDEX) or None
     torch = _torch_from_index(index, _index_reachable)
     if index and not torch:
         session.warn(f"{TORCH_INDEX}={index} cannot be reached: torch comes from the default "
@@ -227,7 +243,7 @@ def _site_env(session: nox.Session, installed_torch: str | None = None) -> Calla
         env = SITE_ENV
         bindir = env / ("Scripts" if sys.platform == "win32" else "bin")
         inputs = [ROOT / "constraints.txt", ROOT / "pyproject.toml"]
-        asked = os.environ.get(TORCH_INDEX, "").encode()  # another index: another torch
+        asked = read_variable(TORCH_INDEX).encode()  # another index: another torch
         wanted = hashlib.sha256(b"".join(p.read_bytes() for p in inputs) + asked).hexdigest()
         stamp = env / "installed-from"
         if not (stamp.exists() and stamp.read_text() == wanted):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import re
 import sys
 import unicodedata
@@ -19,12 +18,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from cheatsheet._variables import read
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 SOURCE = ROOT / "docs" / "quickref.md"
 PDF = ROOT / "docs" / "quickref.pdf"
 PAPERS = ("A4", "Letter")
-CHROMIUM = os.environ.get("CHEATSHEET_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = read("CHEATSHEET_CHROMIUM")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 # The computed font size of every piece of printed text, smallest first (CSS px).

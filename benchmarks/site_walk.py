@@ -49,9 +49,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from cheatsheet._variables import read
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
-CHROMIUM = os.environ.get("CHEATSHEET_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = read("CHEATSHEET_CHROMIUM")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 VIEWPORTS = {"wide": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}

@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from cheatsheet._variables import read
 from snippets import Block, Outcome
 
 EVERY_BLOCK = "CHEATSHEET_EVERY_BLOCK"
@@ -123,7 +124,7 @@ class PassRecord:
         With ``CHEATSHEET_EVERY_BLOCK=1`` in the environment every block runs.
         """
         blocks = list(blocks)
-        if os.environ.get(EVERY_BLOCK) == "1":
+        if read(EVERY_BLOCK) == "1":
             return blocks, []
         return [b for b in blocks if not self.passed(b)], [b for b in blocks if self.passed(b)]
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import os
 import time
 from pathlib import Path
 
 import pytest
 
 from blockcache import fresh_inputs, read_passes, write_passes
+from cheatsheet._variables import read
 
 EVERY_CLOCK = "CHEATSHEET_EVERY_CLOCK"
 _CONFTEST = Path(__file__).with_name("conftest.py")
@@ -57,7 +57,7 @@ class ClockRecord:
 
     def split(self, items: list[pytest.Item]) -> tuple[list[pytest.Item], list[pytest.Item]]:
         """Return the clock tests to run now and those that passed under these inputs."""
-        if os.environ.get(EVERY_CLOCK) == "1":
+        if read(EVERY_CLOCK) == "1":
             return list(items), []
         before = [i for i in items if self._passed.get(i.nodeid, {}).get("code") == _code(i)]
         self._before = [i.nodeid for i in before]

@@ -18,6 +18,7 @@ import torch
 import sitebuild  # on the path through pytest's pythonpath setting
 from blockcache import EVERY_BLOCK, last_run_line
 from cheatsheet import Environment, Measurement, timing
+from cheatsheet._variables import read
 from clockcache import EVERY_CLOCK, ClockRecord
 from walkcache import EVERY_PAGE
 from walkcache import last_run_line as walk_line
@@ -149,7 +150,7 @@ def mini_site() -> MiniSite:
 
 # -- The built site in a real Chromium (tests marked ``browser``) ---------------------
 
-CHROMIUM = os.environ.get("CHEATSHEET_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = read("CHEATSHEET_CHROMIUM")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
@@ -184,7 +185,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def browser():
     reason = _browser_missing_reason()
     if reason:
-        if os.environ.get("CHEATSHEET_REQUIRE_BROWSER"):
+        if read("CHEATSHEET_REQUIRE_BROWSER"):
             pytest.fail(f"browser tests are required here, but {reason}")
         pytest.skip(reason)
     from playwright.sync_api import sync_playwright

@@ -44,6 +44,7 @@ from urllib.parse import unquote, urlsplit
 from site_walk import MAX_LAYOUT_SHIFT, Shift, Visit, axe_script, published_root
 
 from blockcache import read_passes, write_passes
+from cheatsheet._variables import read
 
 EVERY_PAGE = "CHEATSHEET_EVERY_PAGE"
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,7 +225,7 @@ class WalkRecord:
         With ``CHEATSHEET_EVERY_PAGE=1`` in the environment every page is walked.
         """
         paths = list(paths)
-        if os.environ.get(EVERY_PAGE) == "1":
+        if read(EVERY_PAGE) == "1":
             return paths, {}
         reused, todo = {}, []
         for path in paths:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import html
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any, cast
@@ -29,6 +28,7 @@ from sphinx.domains.std import StandardDomain
 from sphinx.util import logging
 
 import order  # docs/_ext: where each hook runs among the libraries' handlers
+from cheatsheet._variables import read
 from cheatsheet.records import RECORD_SUFFIX
 from pageinputs import distribution_version
 from pagerecords import COMMIT_ENV
@@ -57,7 +57,7 @@ def issue_url(repository_url: str, title: str, facts: dict[str, str]) -> str:
 
 def tree_commit(folder: Path) -> str:
     """Return ``CHEATSHEET_COMMIT`` if set, else the checkout's commit (``-dirty`` when edited)."""
-    told = os.environ.get(COMMIT_ENV, "").strip()
+    told = read(COMMIT_ENV)
     if told:
         return told
 

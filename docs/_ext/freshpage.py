@@ -70,6 +70,7 @@ from sphinx_gallery import gen_rst
 
 import pagestate  # docs/_ext: what every page starts from, imported before the forks
 import shards  # docs/_ext, beside this file: which pages are benchmark pages
+from cheatsheet._variables import read
 
 _original: Callable[..., Any] = gen_rst.generate_file_rst
 # Imported once in the build before the first page, so that each page's process starts
@@ -91,7 +92,7 @@ RUN_ONLY = "CHEATSHEET_RUN_ONLY"
 
 def _run_only(gallery_conf: dict[str, Any], source: Path) -> dict[str, Any]:
     """``gallery_conf``, or a copy that does not run ``source`` when CHEATSHEET_RUN_ONLY leaves it out."""
-    pattern = os.environ.get(RUN_ONLY)
+    pattern = read(RUN_ONLY)
     if not pattern or re.search(pattern, str(source)):
         return gallery_conf
     left_out = copy.copy(gallery_conf)
@@ -173,7 +174,7 @@ def runs_alone(source: Path) -> bool:
 
 
 def _jobs() -> int:
-    value = os.environ.get(JOBS, "").strip()
+    value = read(JOBS)
     if not value:
         return len(os.sched_getaffinity(0))
     if not value.isdigit() or int(value) < 1:
@@ -236,14 +237,11 @@ def _run_page(installers: tuple[str, ...], *args: Any) -> tuple[str, Any]:
 
 # -- One page, one process -------------------------------------------------------------
 
-TIMEOUT = "CHEATSHEET_PAGE_TIMEOUT_S"
-DEFAULT_TIMEOUT_S = 1800.0  # the slowest page takes about 4 minutes on the 2-core machine
+TIMEOUT = "CHEATSHEET_PAGE_TIMEOUT_S"  # 1800 s unset: the slowest page takes 4 to 5 minutes here
 
 
 def _timeout_s() -> float:
-    value = os.environ.get(TIMEOUT, "").strip()
-    if not value:
-        return DEFAULT_TIMEOUT_S
+    value = read(TIMEOUT)
     try:
         seconds = float(value)
     except ValueError:

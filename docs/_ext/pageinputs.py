@@ -24,6 +24,7 @@ from sphinx.util import logging
 
 import order  # docs/_ext: where each hook runs among the libraries' handlers
 from cheatsheet import hardware
+from cheatsheet._variables import read
 from notebooks import text_converter
 
 logger = logging.getLogger(__name__)
@@ -136,7 +137,7 @@ def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
     # Runs before sphinx-gallery generates the gallery (builder-inited). Removing
     # an example's .md5 record is what makes sphinx-gallery run it again.
     gallery_conf = app.config.sphinx_gallery_conf
-    if not gallery_conf["plot_gallery"] or os.environ.get("CHEATSHEET_MERGE"):
+    if not gallery_conf["plot_gallery"] or read("CHEATSHEET_MERGE"):
         return  # in a merge of shards, each page's own machine decided its inputs
     # The notebooks are written when a page runs, so what converts their text is an input
     # too. Their first cell is not: notebooks.py rewrites it in every build.
@@ -162,7 +163,7 @@ def _rerun_pages_when_inputs_changed(app: Sphinx) -> None:
             left_out = (
                 "; CHEATSHEET_RUN_ONLY runs only its pages, so the others show without "
                 "output until a build runs them"
-                if os.environ.get("CHEATSHEET_RUN_ONLY")
+                if read("CHEATSHEET_RUN_ONLY")
                 else ""
             )
             logger.info("page inputs changed (%s): every example must run again%s",

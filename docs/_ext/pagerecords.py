@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 
+from cheatsheet._variables import read
 from cheatsheet.records import RECORD_SUFFIX  # the record beside its page
 
 # -- A record of what each page measured -----------------------------------------
@@ -79,7 +79,7 @@ def _commit(path: Path) -> str:
         )
         return done.stdout.strip() if done.returncode == 0 else ""
 
-    told = os.environ.get(COMMIT_ENV, "").strip()
+    told = read(COMMIT_ENV)
     if told:
         # Whoever copied the tree (a source archive, a GPU machine it was sent to) names
         # its commit: a .git travelling with the copy may be older than the files.

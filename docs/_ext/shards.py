@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 from collections.abc import Iterable, Mapping
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import order  # docs/_ext: where each hook runs among the libraries' handlers
+from cheatsheet._variables import read
 
 if TYPE_CHECKING:  # noxfile.py imports this module where Sphinx is not installed
     from sphinx.application import Sphinx
@@ -225,7 +225,7 @@ def merge(folders: Iterable[Path], examples: Path, gallery: Path) -> dict[str, P
 
 def _every_page_has_its_output(app: Sphinx) -> None:
     """In a merge build, fail before anything renders when a page has no current output."""
-    if not os.environ.get(MERGE_ENV):
+    if not read(MERGE_ENV):
         return
     from sphinx.errors import ConfigError
 

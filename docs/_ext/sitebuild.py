@@ -25,6 +25,7 @@ from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 
 import order  # docs/_ext: where each hook runs among the libraries' handlers
+from cheatsheet._variables import read
 from pageinputs import distribution_version
 
 # torch, numpy and cheatsheet are imported where they are used: a rebuild in which
@@ -40,7 +41,7 @@ def site_url(repository_url: str) -> str:
     and Read the Docs its own in ``READTHEDOCS_CANONICAL_URL``; otherwise the
     GitHub Pages address of ``repository_url`` (``https://github.com/OWNER/NAME``).
     """
-    url = os.environ.get("CHEATSHEET_SITE_URL") or os.environ.get("READTHEDOCS_CANONICAL_URL")
+    url = read("CHEATSHEET_SITE_URL") or os.environ.get("READTHEDOCS_CANONICAL_URL")
     if not url:
         owner, name = repository_url.rstrip("/").split("/")[-2:]
         url = f"https://{owner}.github.io/{name}/"

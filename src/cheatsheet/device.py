@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 import torch
+
+from cheatsheet import _variables
 
 __all__ = ["ENV_VAR", "available_devices", "check_device", "pick_device", "synchronize"]
 
@@ -119,7 +120,7 @@ def pick_device(prefer: str | torch.device | None = None) -> torch.device:
     """
     if prefer is not None:
         return check_device(prefer, "prefer")
-    from_env = os.environ.get(ENV_VAR, "").strip()
+    from_env = _variables.read(ENV_VAR)
     if from_env:
         return check_device(from_env, ENV_VAR)
     for kind in ("cuda", "mps", "xpu"):
