@@ -108,15 +108,18 @@ def _tuning_texts() -> set[str]:
     """What the ranking was tuned on: docs/search_terms.toml and tests/test_search.py."""
     with SEARCH_TERMS.open("rb") as f:
         phrases = {p for entry in tomllib.load(f)["entry"] for p in entry.get("phrases", [])}
-    # test_search.py's QUERIES, read from its source: importing it would need a browser.
+    # test_search.py's QUERIES and ASKED, read from its source: importing it would need a
+    # browser. ASKED holds the words of questions an entry was written for.
     tree = ast.parse((ROOT / "tests" / "test_search.py").read_text(encoding="utf-8"))
-    (queries,) = [
+    tables = [
         node.value
         for node in tree.body
         if isinstance(node, ast.AnnAssign | ast.Assign)
-        and "QUERIES" in {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
+        and {"QUERIES", "ASKED"} & {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
+        and isinstance(node.value, ast.Dict)
     ]
-    keys = {ast.literal_eval(key) for key in queries.keys}  # the values name constants
+    assert len(tables) == 2, "QUERIES and ASKED are no longer dict literals"
+    keys = {ast.literal_eval(key) for table in tables for key in table.keys if key is not None}
     return {_normal(t) for t in phrases | keys}
 
 

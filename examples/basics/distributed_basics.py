@@ -21,6 +21,7 @@ every rank's tensor          :entry:`dist.all_gather(tensors, t) <basics-collect
 to wait for everyone         :entry:`dist.barrier() <basics-collectives>`
 to leave                     :entry:`dist.destroy_process_group() <basics-init-process-group>`
 several GPUs in one process  :entry:`nn.DataParallel(model) <basics-data-parallel>`: legacy, prefer DDP
+GPU 0 out of memory first    :entry:`DDP, or the loss inside forward <basics-data-parallel-gpu0>`
 ===========================  ==================================================
 """
 
@@ -128,3 +129,64 @@ wrapped = nn.DataParallel(nn.Linear(4, 2))
 print("GPUs it would use:", wrapped.device_ids)
 out = wrapped(torch.ones(3, 4))
 print("output shape:", tuple(out.shape), "| wraps:", type(wrapped.module).__name__)
+
+# %%
+# .. _basics-data-parallel-gpu0:
+#
+# Why GPU 0 runs out of memory first under DataParallel
+# -----------------------------------------------------
+# Every call of ``nn.DataParallel`` starts and ends on the first of its
+# ``device_ids``: the batch is split from there, the model is copied from there to the
+# other GPUs, and all outputs are gathered back there, so the loss and the
+# optimizer's state live there too. GPU 0 holds the parameters, its own share
+# of activations, and every replica's outputs, while the others hold one share. On a
+# machine with two GPUs or more the block measures each GPU's peak memory for one
+# training step; with fewer it says so.
+import torch
+from torch import nn
+
+gpus = torch.cuda.device_count()
+if gpus >= 2:
+    model = nn.DataParallel(
+        nn.Sequential(nn.Linear(1024, 4096), nn.ReLU(), nn.Linear(4096, 1000)).cuda()
+    )
+    batch = torch.randn(512 * gpus, 1024, device="cuda")
+    for d in range(gpus):
+        torch.cuda.reset_peak_memory_stats(d)
+    loss = nn.functional.cross_entropy(
+        model(batch), torch.zeros(len(batch), dtype=torch.long, device="cuda")
+    )
+    loss.backward()
+    for d in range(gpus):
+        print(f"cuda:{d} peak: {torch.cuda.max_memory_allocated(d) / 2**20:.0f} MiB")
+else:
+    print(f"skipped: needs two GPUs, this machine has {gpus}")
+
+# %%
+# Fix: ``DistributedDataParallel`` with one process per GPU (``torchrun
+# --nproc-per-node=N``), where each rank holds the same memory and only gradients
+# travel (:ref:`distributed-ddp`). Kept on ``DataParallel``, compute the loss inside
+# the wrapped module, so that each GPU returns one number instead of its whole output
+# for GPU 0 to gather. That wrapper runs here too (on a machine without GPUs,
+# ``DataParallel`` calls it as it is).
+import torch
+from torch import nn
+
+
+class WithLoss(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x, target):  # runs on each GPU with its share of the batch
+        return nn.functional.cross_entropy(self.model(x), target, reduction="sum")[None]
+
+
+torch.manual_seed(0)
+device = "cuda" if torch.cuda.is_available() else "cpu"
+wrapped = nn.DataParallel(WithLoss(nn.Linear(16, 4)).to(device))
+x, target = torch.randn(32, 16, device=device), torch.randint(0, 4, (32,), device=device)
+per_gpu = wrapped(x, target)  # one summed loss per GPU
+loss = per_gpu.sum() / len(x)
+loss.backward()
+print(f"gathered {per_gpu.numel()} number(s), not {len(x)} rows of logits; loss {loss.item():.3f}")

@@ -19,6 +19,7 @@ one number from a tensor       :entry:`x.sum() <basics-reductions>`, ``mean``, `
 where the extreme is           :entry:`x.argmax() <basics-reductions>`, ``argmin``, ``x.topk(k)``
 a reduction per row or column  :entry:`x.sum(dim=1) <basics-reduce-dim>`, ``keepdim=True``
 values and positions           :entry:`values, indices = x.max(dim=1) <basics-max-dim>`
+cosine of every pair of rows   :entry:`F.normalize(a, dim=1) @ F.normalize(b, dim=1).T <basics-cosine-similarity-matrix>`
 =============================  ==================================================
 """
 
@@ -156,3 +157,29 @@ values, indices = result
 print("values:", values, "indices:", indices)
 print("same indices as argmax(dim=1):", torch.equal(indices, x.argmax(dim=1)))
 print("top-2 per row:", x.topk(2, dim=1).values.tolist())
+
+# %%
+# .. _basics-cosine-similarity-matrix:
+#
+# Cosine similarity of every pair of rows
+# ---------------------------------------
+# ``F.cosine_similarity(a, b)`` pairs row ``i`` of ``a`` with row ``i`` of ``b`` only.
+# For the whole ``n × m`` matrix of every row of ``a`` against every row of ``b``,
+# scale the rows to unit length and take one matrix product: entry ``(i, j)`` is then
+# the cosine of row ``i`` and row ``j``. Broadcasting ``cosine_similarity`` over a new
+# dimension gives the same matrix, but builds an ``n × m × d`` intermediate first.
+import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+a = torch.randn(4, 16)  # 4 vectors of 16 features
+b = torch.randn(3, 16)  # 3 vectors
+sim = F.normalize(a, dim=1) @ F.normalize(b, dim=1).T  # (4, 3)
+broadcast = F.cosine_similarity(a[:, None, :], b[None, :, :], dim=-1)
+print("shape:", tuple(sim.shape))
+print("matches broadcast cosine_similarity:", torch.allclose(sim, broadcast, atol=1e-6))
+print(
+    "a against itself has ones on the diagonal:",
+    torch.allclose((F.normalize(a, dim=1) @ F.normalize(a, dim=1).T).diagonal(), torch.ones(4)),
+)
+print("most similar row of b for each row of a:", sim.argmax(dim=1).tolist())

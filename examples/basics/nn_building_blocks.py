@@ -22,6 +22,7 @@ regularisation, normalisation  :entry:`nn.Dropout(p) <basics-dense-layers>`, ``L
 BatchNorm or LayerNorm         :entry:`nn.BatchNorm1d(n) <basics-norm-layers>` over the batch, ``nn.LayerNorm(n)`` over features
 image layers                   :entry:`nn.Conv2d(3, 8, 3) <basics-conv-layers>`, ``MaxPool2d``, ``AdaptiveAvgPool2d``, ``Flatten``
 sequence layers                :entry:`nn.LSTM(..., batch_first=True) <basics-recurrent-layers>`, ``nn.RNN``, ``nn.GRU``
+a Transformer's two masks      :entry:`src_mask (seq, seq), src_key_padding_mask (batch, seq) <basics-transformer-masks>`
 regression losses              :entry:`nn.MSELoss() <basics-regression-losses>`, ``nn.L1Loss``
 classification losses          :entry:`nn.CrossEntropyLoss() <basics-classification-losses>` (logits), ``nn.NLLLoss`` (log-probs)
 binary losses                  :entry:`nn.BCEWithLogitsLoss() <basics-classification-losses>` (logits), ``nn.BCELoss`` (probabilities)
@@ -330,3 +331,50 @@ loss.backward()
 print("focal loss:", round(loss.item(), 4), "| gradient of the logits:", tuple(logits.grad.shape))
 same = torch.allclose(focal_loss(logits, target, gamma=0.0), F.cross_entropy(logits, target))
 print("gamma=0 equals F.cross_entropy:", same)
+
+# %%
+# .. _basics-transformer-masks:
+#
+# src_mask or src_key_padding_mask: which mask a Transformer layer takes
+# ----------------------------------------------------------------------
+# The encoder layers take two masks, and they answer different questions:
+#
+# - ``src_mask`` (``mask`` on ``nn.TransformerEncoder``), shape ``(seq, seq)``: which
+#   positions each position may look at, the same for every sequence of the batch. The
+#   usual one is causal, from ``nn.Transformer.generate_square_subsequent_mask``.
+# - ``src_key_padding_mask``, shape ``(batch, seq)``: which positions of *each*
+#   sequence are padding, to be ignored as keys.
+#
+# In both, ``True`` (or ``-inf``) means *may not attend*. That is the opposite of
+# ``F.scaled_dot_product_attention``, whose boolean ``attn_mask`` marks with ``True``
+# what *may* attend. The checks below change what a mask hides and see that nothing
+# it protects moves.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0,
+                                   batch_first=True).eval()  # fmt: skip
+x = torch.randn(2, 5, 8)  # batch 2, sequence 5
+
+causal = nn.Transformer.generate_square_subsequent_mask(5)  # (5, 5): -inf above the diagonal
+changed = x.clone()
+changed[:, 3:] = torch.randn(2, 2, 8)  # change only the last two tokens
+same_prefix = torch.allclose(layer(x, src_mask=causal, is_causal=True)[:, :3],
+                             layer(changed, src_mask=causal, is_causal=True)[:, :3], atol=1e-6)  # fmt: skip
+print("src_mask", tuple(causal.shape), "- the first 3 outputs ignore later tokens:", same_prefix)
+
+padding = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])  # (2, 5): 2nd has length 3
+other_pad = x.clone()
+other_pad[1, 3:] = 100.0  # whatever the padding holds
+real = torch.allclose(layer(x, src_key_padding_mask=padding)[1, :3],
+                      layer(other_pad, src_key_padding_mask=padding)[1, :3], atol=1e-5)  # fmt: skip
+print("src_key_padding_mask", tuple(padding.shape), "- real tokens ignore the padding:", real)
+
+# The same padding for SDPA: True marks what may be attended, so the mask is inverted.
+q = k = v = torch.randn(2, 1, 5, 4)
+allowed = ~padding[:, None, None, :]  # (batch, 1, 1, seq), broadcast over heads and queries
+hidden = torch.where(padding[:, None, None, :], float("-inf"), 0.0)
+print("SDPA with ~padding equals the additive -inf mask:",
+      torch.allclose(nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=allowed),
+                     nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=hidden)))  # fmt: skip

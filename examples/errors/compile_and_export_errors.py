@@ -17,6 +17,7 @@ torch._dynamo hit config.recompile_limit      :entry:`torch.compile(fn, dynamic=
 Unsupported: Data-dependent branching         :entry:`torch.where(x.sum() > 0, x + 1, x - 1) <errors-graph-break-fullgraph>`
 Attempted to call function marked as skipped  :entry:`f(x, torch.tensor(os.getpid())) <errors-call-skipped>`: call it outside
 Could not guard on data-dependent expression  :entry:`torch.cond(pred, true_fn, false_fn, (x,)) <errors-export-data-dependent>`
+Constraints violated (batch)! … a constant    :entry:`x.reshape(x.shape[0], -1) <errors-export-constraints-violated>`, ``Dim.AUTO``
 No working C++ compiler found                 :entry:`CXX=g++ <errors-no-cxx-compiler>`, ``backend="aot_eager"`` meanwhile
 No ONNX function found for <OpOverload(…)>    :entry:`x.sort(-1).values[..., k] <errors-onnx-operator>`, ``custom_translation_table=``
 ============================================  ==========================================================
@@ -242,6 +243,50 @@ class Step(torch.nn.Module):
 exported = torch.export.export(Step(), (torch.ones(3),))
 for x in (torch.ones(3), -torch.ones(3)):
     print(exported.module()(x))
+
+# %%
+# .. _errors-export-constraints-violated:
+#
+# Constraints violated (batch)! … your code specialized it to be a constant
+# -------------------------------------------------------------------------
+# ``dynamic_shapes`` promised ``torch.export`` that a dimension may take any size,
+# but tracing found code that only works for the example's size: here a ``reshape``
+# that writes the batch size down as a number. Dynamo then "specializes" the dimension
+# to that constant, which breaks the promise, and export stops. The same happens
+# with a Python ``if x.shape[0] == 4`` or a size passed as a plain ``int``.
+# An earlier wording of the same check ends "… because batch was inferred to be a
+# constant (4)".
+import torch
+from torch.export import Dim, export
+
+
+class Flatten(torch.nn.Module):
+    def forward(self, x):
+        return x.reshape(4, -1)  # 4: the example's batch size, as a constant
+
+
+try:
+    export(Flatten(), (torch.randn(4, 3, 2),), dynamic_shapes={"x": {0: Dim("batch")}})
+except torch._dynamo.exc.UserError as err:
+    print(f"{type(err).__name__}: {str(err).split('. If you')[0]}")
+
+# %%
+# Fix: compute the shape from the tensor (``x.reshape(x.shape[0], -1)``, or
+# ``x.flatten(1)``), so that no size is a constant. Where the dimension need not be
+# dynamic after all, say so instead: ``Dim.STATIC`` fixes it, and ``Dim.AUTO`` lets
+# export keep what it can dynamic and specialize the rest without an error.
+import torch
+from torch.export import Dim, export
+
+
+class Flatten(torch.nn.Module):
+    def forward(self, x):
+        return x.flatten(1)  # (batch, 3 * 2) for any batch
+
+
+exported = export(Flatten(), (torch.randn(4, 3, 2),), dynamic_shapes={"x": {0: Dim("batch")}})
+print("batch 7 ->", tuple(exported.module()(torch.randn(7, 3, 2)).shape))
+print("batch 1 ->", tuple(exported.module()(torch.randn(1, 3, 2)).shape))
 
 # %%
 # .. _errors-no-cxx-compiler:

@@ -12,8 +12,11 @@ Summary
 You see                                         Fix
 ==============================================  ==========================================================
 Expected all tensors to be on the same device   :entry:`x.to(next(model.parameters()).device) <errors-same-device>`
+Input type (torch.FloatTensor) and weight type  :entry:`x.to(device) <errors-input-weight-device>`, model and input on one device
 Found no NVIDIA driver on your system           :entry:`"cuda" if torch.cuda.is_available() else "cpu" <errors-no-nvidia-driver>`
 Torch not compiled with CUDA enabled            :entry:`torch.cuda.is_available() <errors-no-nvidia-driver>`, or a CUDA build of torch
+torch.cuda.is_available() is False, with a GPU  :entry:`torch.version.cuda <errors-cuda-not-available>`, a CUDA wheel, ``nvidia-smi``
+no kernel image is available for execution      :entry:`torch.cuda.get_arch_list() <errors-no-kernel-image>`, a wheel for your GPU
 Attempting to deserialize object on a CUDA      :entry:`torch.load(f, map_location="cpu") <errors-deserialize-cuda>`
 Cannot re-initialize CUDA in forked subprocess  :entry:`mp.get_context("spawn") <errors-cuda-fork>`
 CUDA error: device-side assert triggered        :entry:`x.cpu()[index] <errors-device-side-assert>`, ``CUDA_LAUNCH_BLOCKING=1``
@@ -66,6 +69,51 @@ out = model(x.to(next(model.parameters()).device))
 print("output on", out.device, "with shape", tuple(out.shape))
 
 # %%
+# .. _errors-input-weight-device:
+#
+# Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same
+# ------------------------------------------------------------------------------------------
+# A convolution's way of saying that input and layer sit on different devices. The
+# "type" in it names the device and the dtype together: ``torch.FloatTensor`` is a
+# ``float32`` tensor on the CPU, ``torch.cuda.FloatTensor`` one on the GPU. The usual
+# cause is a model moved with ``.cuda()`` and a batch that never was; the names swap
+# places when the batch moved and the model did not. When only the dtypes differ, see
+# :ref:`errors-conv-input-type`.
+import torch
+from torch import nn
+
+conv = nn.Conv2d(3, 4, kernel_size=3)
+images = torch.rand(2, 3, 8, 8)
+if torch.cuda.is_available():
+    for moved in ("model", "input"):
+        try:
+            conv.cuda()(images) if moved == "model" else conv.cpu()(images.cuda())
+        except RuntimeError as err:
+            print(f"{moved} on the GPU: {type(err).__name__}: {err}")
+else:
+    # Both halves of the message are in the installed torch's CPU library, and the
+    # legacy type names come from Tensor.type(); shown here as the GPU would word it.
+    print("No GPU here. torch 2.15.0's Convolution.cpp (aten/src/ATen/native) words it, for")
+    print("a model on the GPU and the batch on the CPU:")
+    print(f"  Input type ({images.type()}) and weight type (torch.cuda.FloatTensor) should be "
+          "the same or input should be a MKLDNN tensor and weight is a dense tensor")  # fmt: skip
+    print("and for the batch on the GPU and the model on the CPU:")
+    print("  Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) "
+          "should be the same")  # fmt: skip
+
+# %%
+# Fix: put the batch where the model is, inside the loop, each time
+# (``x.to(device)``), or move the model once before the loop; both to one ``device``.
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+conv = nn.Conv2d(3, 4, kernel_size=3).to(device)
+images = torch.rand(2, 3, 8, 8)
+out = conv(images.to(device))
+print("input", images.to(device).type(), "weight", conv.weight.type(), "->", tuple(out.shape))
+
+# %%
 # .. _errors-no-nvidia-driver:
 #
 # Found no NVIDIA driver on your system
@@ -99,6 +147,91 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print("cuda or cpu:", torch.zeros(2, device=device).device)
 accelerator = torch.accelerator.current_accelerator(check_available=True)
 print("any accelerator:", accelerator, "-> using", accelerator or torch.device("cpu"))
+
+# %%
+# .. _errors-cuda-not-available:
+#
+# torch.cuda.is_available() is False on a machine with a GPU
+# ----------------------------------------------------------
+# ``is_available()`` answers False, without an error, when this torch cannot reach
+# a GPU: the wheel is CPU-only (``torch.version.cuda`` is ``None``; ``pip install
+# torch`` on Windows and macOS gives one), the NVIDIA driver is missing or older than
+# the CUDA the wheel was built for (torch then warns once, "The NVIDIA driver on your
+# system is too old"), or ``CUDA_VISIBLE_DEVICES`` hides every GPU (an empty value,
+# or a number that is not there). The block prints each of these for this machine.
+import os
+import warnings
+
+import torch
+
+print(
+    "torch", torch.__version__, "| built for CUDA:", torch.version.cuda or "no (a CPU-only wheel)"
+)
+visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+print("CUDA_VISIBLE_DEVICES:", "not set" if visible is None else repr(visible))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    available = torch.cuda.is_available()
+print("is_available:", available, "| GPUs visible:", torch.cuda.device_count())
+for w in caught:  # a driver too old for this wheel says so here
+    print(f"{w.category.__name__}: {str(w.message).splitlines()[0]}")
+if not available and torch.version.cuda:
+    print("A CUDA build, and no GPU reachable: check `nvidia-smi` and its driver version")
+
+# %%
+# Fix: install a CUDA wheel from PyTorch's index, ``pip install torch --index-url
+# https://download.pytorch.org/whl/cuXYZ`` with the ``cuXYZ`` that the selector on
+# pytorch.org gives for your system (on Linux, PyPI's own wheel is a CUDA one), update the driver to one
+# that supports that CUDA (``nvidia-smi`` prints the highest it supports), and unset
+# an empty ``CUDA_VISIBLE_DEVICES``. A GPU hidden by the variable is invisible to the
+# process, as a child run with it empty shows.
+import os
+import subprocess
+import sys
+
+check = "import torch; print(torch.cuda.is_available(), torch.cuda.device_count())"
+hidden = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True,
+                        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})  # fmt: skip
+print("with CUDA_VISIBLE_DEVICES='':", hidden.stdout.strip())
+
+# %%
+# .. _errors-no-kernel-image:
+#
+# CUDA error: no kernel image is available for execution on the device
+# ---------------------------------------------------------------------
+# The GPU works, but this torch holds no compiled code for its architecture: each
+# wheel is built for a list of compute capabilities (``sm_XY``), and a GPU older (or
+# much newer) than the list finds no kernel to run. The list is part of the wheel and
+# can be read without a GPU; on a GPU the block checks the device against it.
+import torch
+
+archs = torch.cuda.get_arch_list()  # empty for a CPU-only wheel
+print("torch", torch.__version__, "is built for:", " ".join(archs) or "no GPU (CPU-only)")
+if torch.cuda.is_available():
+    major, minor = torch.cuda.get_device_capability()
+    print(torch.cuda.get_device_name(), f"is sm_{major}{minor}:",
+          "in the list" if f"sm_{major}{minor}" in archs else "NOT in the list")  # fmt: skip
+else:
+    print("No GPU here to check against the list")
+
+# %%
+# Fix: install a torch wheel whose list holds your GPU's ``sm_XY``: the wheels for
+# older CUDA versions keep older GPUs (PyTorch's release notes list what each CUDA
+# wheel supports), or build torch with ``TORCH_CUDA_ARCH_LIST`` set to your GPU's
+# capability. A ``compute_XY`` entry in the list is code the driver can compile for
+# a newer GPU on first use. The error can surface at a later call than the one that
+# failed; ``CUDA_LAUNCH_BLOCKING=1`` makes it name the right one.
+import torch
+
+archs = torch.cuda.get_arch_list()
+oldest = min((int(a.split("_")[1]) for a in archs if a.startswith("sm_")), default=None)
+print(
+    "oldest GPU architecture this wheel runs on:", f"sm_{oldest}" if oldest else "none (CPU-only)"
+)
+print(
+    "compiled for newer GPUs on first use:",
+    [a for a in archs if a.startswith("compute_")] or "none",
+)
 
 # %%
 # .. _errors-deserialize-cuda:

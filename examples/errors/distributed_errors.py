@@ -14,8 +14,10 @@ You see                                              Fix
 ===================================================  ==========================================================
 Default process group has not been initialized       :entry:`dist.init_process_group("gloo") <errors-no-process-group>` first
 environment variable RANK expected, but not set      :entry:`torchrun --nproc-per-node=2 train.py <errors-env-rank>`
+failed to listen … EADDRINUSE                        :entry:`torchrun --standalone <errors-address-in-use>`, ``--master-port=29501``
 nccl2 requires at least one CUDA device              :entry:`"nccl" if torch.cuda.is_available() else "gloo" <errors-nccl-no-gpu>`
 Expected to have finished reduction                  :entry:`find_unused_parameters=True <errors-ddp-unused-parameters>`, or use every parameter
+Expected to mark a variable ready only once          :entry:`checkpoint(f, x, use_reentrant=False) <errors-ddp-mark-ready-once>`
 \'DistributedDataParallel\' object has no attribute  :entry:`model.module.fc <errors-wrapper-attribute>`
 ===================================================  ==========================================================
 """
@@ -100,6 +102,48 @@ with tempfile.TemporaryDirectory() as tmp:
         check=True,
     )
 print("\n".join(sorted(run.stdout.splitlines())))  # the ranks print in any order
+
+# %%
+# .. _errors-address-in-use:
+#
+# The server socket has failed to listen on any local network address … EADDRINUSE, address already in use
+# ----------------------------------------------------------------------------------------------------------
+# Rank 0 of a job opens a TCP store on ``MASTER_PORT`` (29500 unless told otherwise),
+# and only one process can listen on a port. A second job started on the same machine
+# with the same port, or a job started while the last one's processes still hold it,
+# fails at ``init_process_group`` with this error, which torchrun prints from rank 0.
+# Here a first store takes a free port, and a second one asks for the same port.
+from datetime import timedelta
+
+import torch.distributed as dist
+
+first = dist.TCPStore(
+    "127.0.0.1", 0, is_master=True, wait_for_workers=False
+)  # port 0: any free one
+try:
+    dist.TCPStore("127.0.0.1", first.port, is_master=True, wait_for_workers=False,
+                  timeout=timedelta(seconds=5))  # fmt: skip
+except dist.DistNetworkError as err:
+    print(f"{type(err).__name__}: {err}".replace(str(first.port), "<port>"))
+
+# %%
+# Fix: give each job on a machine its own port. ``torchrun --standalone`` (one machine)
+# lets the store take a free port itself, ``--master-port=29501`` names another one,
+# and a script that sets ``MASTER_PORT`` can ask the system for a free port as below.
+# If nothing else should be running, look for a previous job's processes still alive
+# (``ps``, ``nvidia-smi``) and stop them.
+import socket
+from datetime import timedelta
+
+import torch.distributed as dist
+
+first = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+with socket.socket() as probe:  # what the system hands out for port 0 is free now
+    probe.bind(("127.0.0.1", 0))
+    free_port = probe.getsockname()[1]
+second = dist.TCPStore("127.0.0.1", free_port, is_master=True, wait_for_workers=False,
+                       timeout=timedelta(seconds=5))  # fmt: skip
+print("two stores on one machine, on different ports:", first.port != second.port)
 
 # %%
 # .. _errors-nccl-no-gpu:
@@ -238,6 +282,90 @@ with tempfile.TemporaryDirectory() as tmp:
     for step in range(2):
         model(torch.randn(3, 4)).sum().backward()
         print(f"step {step}: ran")
+    dist.destroy_process_group()
+
+# %%
+# .. _errors-ddp-mark-ready-once:
+#
+# Expected to mark a variable ready only once
+# -------------------------------------------
+# ``DistributedDataParallel`` counts each parameter's gradient once per backward. The
+# old, reentrant activation checkpointing (``use_reentrant=True``) runs the
+# checkpointed part's backward as a second, nested backward, and with
+# ``find_unused_parameters=True`` DDP sees its parameters become ready twice. (The
+# message names the other causes too: a parameter used outside ``forward``, and the
+# same parameters in several reentrant backward passes, such as one layer wrapped by
+# two ``checkpoint`` calls.) Shown in a world of one process, which raises the same.
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.checkpoint import checkpoint
+
+
+class Checkpointed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.head(checkpoint(self.block, x, use_reentrant=True))
+
+
+torch.manual_seed(0)
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group(
+        "gloo", init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+    )
+    model = DistributedDataParallel(Checkpointed(), find_unused_parameters=True)
+    try:
+        model(torch.randn(3, 4, requires_grad=True)).sum().backward()
+    except RuntimeError as err:
+        print(f"{type(err).__name__}: {str(err).split('. ')[0]}. …")
+    dist.destroy_process_group()
+
+# %%
+# Fix: checkpoint with ``use_reentrant=False``, which records the recomputation in
+# the same backward, so each gradient arrives once; it is what PyTorch recommends
+# for all new code, and it works with ``find_unused_parameters=True``. (If the
+# model's graph is the same every step, ``static_graph=True`` in DDP also allows
+# reentrant checkpointing.) Here the model also has a head this step does not use, which
+# is why it needs ``find_unused_parameters``.
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.checkpoint import checkpoint
+
+
+class Checkpointed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+        self.head = nn.Linear(4, 2)
+        self.other_head = nn.Linear(4, 2)  # unused in this task
+
+    def forward(self, x):
+        return self.head(checkpoint(self.block, x, use_reentrant=False))
+
+
+torch.manual_seed(0)
+with tempfile.TemporaryDirectory() as tmp:
+    dist.init_process_group(
+        "gloo", init_method=Path(tmp, "rendezvous").as_uri(), rank=0, world_size=1
+    )
+    model = DistributedDataParallel(Checkpointed(), find_unused_parameters=True)
+    for _ in range(2):
+        model(torch.randn(3, 4, requires_grad=True)).sum().backward()
+    grad = model.module.block[0].weight.grad
+    print("two steps ran; the checkpointed layer has a gradient:", grad is not None)
     dist.destroy_process_group()
 
 # %%

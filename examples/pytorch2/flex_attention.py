@@ -16,6 +16,8 @@ how much a mask skips                 :entry:`block_mask.sparsity() <pt2-flex-at
 sliding-window attention              :entry:`and_masks(causal, window) <pt2-flex-attention-sliding-window>`
 packed sequences, one mask            :entry:`doc[q_idx] == doc[kv_idx] <pt2-flex-attention-documents>`
 the same mask, dense, for SDPA        :entry:`create_mask(mask_mod, ...) <pt2-flex-attention-documents>`
+a mask per sequence of a batch        :entry:`lengths[b] in mask_mod <pt2-flex-attention-per-sequence>`, ``create_block_mask(fn, B, ...)``
+dropout on attention weights          :entry:`SDPA(..., attn_mask=create_mask(...), dropout_p=p) <pt2-flex-attention-dropout>`
 what runs on a CPU                    :entry:`eager: forward only, unfused <pt2-flex-attention-cpu>`
 the fused kernel                      :entry:`torch.compile(flex_attention) <pt2-flex-attention-benchmark>`
 flex against SDPA, timed here         :entry:`compare(...) <pt2-flex-attention-benchmark>` on a sliding window
@@ -222,6 +224,91 @@ alone = F.scaled_dot_product_attention(
 )
 torch.testing.assert_close(out[..., first, :], alone)
 print("packed: flex == SDPA with the mask, and document 0 == document 0 on its own")
+
+# %%
+# .. _pt2-flex-attention-per-sequence:
+#
+# A different mask for each sequence of a batch
+# ----------------------------------------------
+# ``mask_mod`` gets the batch index ``b`` too, so a mask can read a per-sequence
+# tensor: here each sequence's own length, which masks its padding as keys. Give
+# ``create_block_mask`` the batch size (``B``) instead of ``None`` and it builds one
+# mask per sequence; a tile wholly past a sequence's length is skipped. Lengths that
+# change from batch to batch need a new block mask for each batch, made the same way.
+import warnings
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention.flex_attention import create_block_mask, create_mask, flex_attention
+
+lengths = torch.tensor([512, 300, 100])  # real tokens in each sequence of a batch of 3
+B, L = len(lengths), 512
+
+
+def within_length(b, h, q_idx, kv_idx):  # b: which sequence, so its own length
+    return kv_idx < lengths[b]
+
+
+block_mask = create_block_mask(within_length, B, None, L, L, device="cpu")
+print(block_mask.shape, f"- tiles skipped: {block_mask.sparsity():.1f}%")
+dense = create_mask(within_length, B, None, L, L, device="cpu")  # (B, 1, L, L) for SDPA
+keys = torch.arange(L)
+by_hand = (keys < lengths[:, None])[:, None, None, :].expand(B, 1, L, L)
+print("per-sequence mask as built by hand:", torch.equal(dense, by_hand))
+
+torch.manual_seed(0)
+q, k, v = (torch.randn(B, 2, L, 16) for _ in range(3))
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="flex_attention called without torch.compile")
+    out = flex_attention(q, k, v, block_mask=block_mask)
+torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=dense))
+short = slice(0, 100)  # the third sequence alone, without its padding
+alone = F.scaled_dot_product_attention(q[2:, :, short], k[2:, :, short], v[2:, :, short])
+torch.testing.assert_close(out[2:, :, short], alone)
+print("flex == SDPA with the dense mask, and sequence 2 == sequence 2 unpadded")
+
+# %%
+# .. _pt2-flex-attention-dropout:
+#
+# Dropout on attention weights
+# ----------------------------
+# ``flex_attention`` takes no dropout probability (its parameters are printed
+# below), and a ``score_mod`` cannot stand in for one: it changes scores before the
+# softmax, so a score set to ``-inf`` is renormalised away, where dropout zeroes
+# weights after the softmax and scales the rest by ``1 / (1 - p)``. To train with
+# attention dropout, run the same mask dense through
+# ``F.scaled_dot_product_attention(..., dropout_p=p)`` (``create_mask`` makes it from
+# the ``mask_mod``), or put the dropout after the attention instead, or train
+# without attention dropout, as many recent language models do.
+import inspect
+import warnings
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention.flex_attention import create_block_mask, create_mask, flex_attention
+
+print("flex_attention's parameters:", ", ".join(inspect.signature(flex_attention).parameters))
+
+
+def causal(b, h, q_idx, kv_idx):
+    return q_idx >= kv_idx
+
+
+L = 256
+dense = create_mask(causal, None, None, L, L, device="cpu")
+torch.manual_seed(0)
+q, k, v = (torch.randn(2, 4, L, 32) for _ in range(3))
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="flex_attention called without torch.compile")
+    flex = flex_attention(q, k, v, block_mask=create_block_mask(causal, None, None, L, L, "cpu"))
+torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, attn_mask=dense), flex)
+print("SDPA with the dense mask and no dropout matches flex")
+torch.manual_seed(1)
+first = F.scaled_dot_product_attention(q, k, v, attn_mask=dense, dropout_p=0.1)
+torch.manual_seed(1)
+again = F.scaled_dot_product_attention(q, k, v, attn_mask=dense, dropout_p=0.1)
+print("with dropout_p=0.1: differs from no dropout:", not torch.allclose(first, flex),
+      "| the same seed repeats it:", torch.equal(first, again))  # fmt: skip
 
 # %%
 # .. _pt2-flex-attention-cpu:

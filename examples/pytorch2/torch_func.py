@@ -15,6 +15,7 @@ random numbers inside ``vmap``             :entry:`vmap(f, randomness="different
 the gradient of a scalar ``f``             :entry:`grad(f, argnums=0, has_aux=False) <pt2-torch-func-grad>`
 the full Jacobian                          :entry:`jacrev(f) <pt2-torch-func-jacobians>` (reverse), ``jacfwd(f)`` (forward)
 the Jacobian in less memory                :entry:`jacrev(f, chunk_size=k) <pt2-torch-func-jacobians>`, ``k`` rows at a time
+a Jacobian per sample of a batch           :entry:`vmap(jacrev(f))(xs) <pt2-torch-func-batch-jacobian>`, ``(N, out, in)``
 the Hessian                                :entry:`hessian(f) <pt2-torch-func-hessian>`, which is ``jacfwd(jacrev(f))``
 ``(f(x), J @ v)``                          :entry:`jvp(f, primals, tangents) <pt2-torch-func-jvp-vjp>`
 a pull-back of cotangents (``u @ J``)      :entry:`vjp(f, *primals) <pt2-torch-func-jvp-vjp>`, returns ``(f(x), vjp_fn)``
@@ -147,6 +148,41 @@ with warnings.catch_warnings():
     torch.testing.assert_close(jacfwd(f)(x), reference)
 print("Jacobian shape:", tuple(reference.shape))
 print("jacrev, jacrev(chunk_size=1) and jacfwd: matches autograd")
+
+# %%
+# .. _pt2-torch-func-batch-jacobian:
+#
+# A Jacobian for each sample of a batch
+# -------------------------------------
+# ``jacrev(f)(xs)`` on a batch of shape ``(N, d)`` differentiates every output with
+# respect to every input of the whole batch: ``(N, out, N, d)``, where only the blocks
+# on the batch diagonal are not zero, since sample ``i``'s output depends on sample
+# ``i`` alone. ``vmap(jacrev(f))`` writes ``f`` for one sample and maps its Jacobian
+# over the batch: ``(N, out, d)``, the diagonal blocks and nothing else, in one batched
+# call. (``f`` must treat each sample on its own: a batch norm inside breaks that.)
+import torch
+from torch.func import jacrev, vmap
+
+torch.manual_seed(0)
+weight = torch.randn(2, 3)
+
+
+def f(x):  # one sample of 3 features -> 2 outputs
+    return torch.tanh(weight @ x)
+
+
+xs = torch.randn(4, 3)  # a batch of 4
+per_sample = vmap(jacrev(f))(xs)
+print("vmap(jacrev(f)):", tuple(per_sample.shape))
+
+whole = jacrev(lambda batch: torch.tanh(batch @ weight.T))(xs)  # the batch as one input
+print("jacrev of the whole batch:", tuple(whole.shape))
+diagonal = torch.stack([whole[i, :, i, :] for i in range(len(xs))])
+print("its diagonal blocks are the per-sample Jacobians:", torch.allclose(diagonal, per_sample))
+off = whole.clone()
+for i in range(len(xs)):
+    off[i, :, i, :] = 0
+print("and every other block is zero:", bool((off == 0).all()))
 
 # %%
 # .. _pt2-torch-func-hessian:
