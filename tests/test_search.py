@@ -393,7 +393,7 @@ ASKED = {
     "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same":
         ERRORS + "device_errors.html#errors-input-weight-device",
     "why torch.cuda.is_available() is False on a machine with a GPU":
-        ERRORS + "device_errors.html#errors-cuda-not-available",
+        BASICS + "tensor_basics.html#basics-cuda-not-available",
     "src_mask versus src_key_padding_mask": BASICS + "nn_building_blocks.html#basics-transformer-masks",
     "a Jacobian per sample over a batch": PT2 + "torch_func.html#pt2-torch-func-batch-jacobian",
     "the cosine-similarity matrix of all pairs of rows":

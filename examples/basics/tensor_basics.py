@@ -12,6 +12,7 @@ Summary
 You want                     Call
 ===========================  ==================================================
 what hardware is there       :entry:`torch.cuda.is_available() <basics-check-cuda>`, ``torch.accelerator.is_available()``
+why no GPU is found          :entry:`torch.version.cuda <basics-cuda-not-available>`, a CUDA wheel, ``nvidia-smi``
 a tensor from data           :entry:`torch.tensor(data) <basics-create-tensor>`, ``dtype=``, ``device=``
 constants                    :entry:`torch.zeros(2, 3) <basics-factory-functions>`, ``ones``, ``full``, ``eye``, ``empty``
 random numbers               :entry:`torch.rand(2, 3) <basics-factory-functions>`, ``randn``, ``randint``
@@ -51,6 +52,52 @@ if torch.cuda.is_available():
     print("NCCL:     ", torch.cuda.nccl.version())
 else:
     print("skipped device_count, get_device_name, nccl.version: no CUDA GPU on this machine")
+
+# %%
+# .. _basics-cuda-not-available:
+#
+# torch.cuda.is_available() is False on a machine with a GPU
+# ----------------------------------------------------------
+# ``is_available()`` answers False, without an error, when this torch cannot reach
+# a GPU: the wheel is CPU-only (``torch.version.cuda`` is ``None``; ``pip install
+# torch`` on Windows and macOS gives one), the NVIDIA driver is missing or older than
+# the CUDA the wheel was built for (torch then warns once, "The NVIDIA driver on your
+# system is too old"), or ``CUDA_VISIBLE_DEVICES`` hides every GPU (an empty value,
+# or a number that is not there). The block prints each of these for this machine.
+import os
+import warnings
+
+import torch
+
+print(
+    "torch", torch.__version__, "| built for CUDA:", torch.version.cuda or "no (a CPU-only wheel)"
+)
+visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+print("CUDA_VISIBLE_DEVICES:", "not set" if visible is None else repr(visible))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    available = torch.cuda.is_available()
+print("is_available:", available, "| GPUs visible:", torch.cuda.device_count())
+for w in caught:  # a driver too old for this wheel says so here
+    print(f"{w.category.__name__}: {str(w.message).splitlines()[0]}")
+if not available and torch.version.cuda:
+    print("A CUDA build, and no GPU reachable: check `nvidia-smi` and its driver version")
+
+# %%
+# Fix: install a CUDA wheel from PyTorch's index, ``pip install torch --index-url
+# https://download.pytorch.org/whl/cuXYZ`` with the ``cuXYZ`` that the selector on
+# pytorch.org gives for your system (on Linux, PyPI's own wheel is a CUDA one), update the driver to one
+# that supports that CUDA (``nvidia-smi`` prints the highest it supports), and unset
+# an empty ``CUDA_VISIBLE_DEVICES``. A GPU hidden by the variable is invisible to the
+# process, as a child run with it empty shows.
+import os
+import subprocess
+import sys
+
+check = "import torch; print(torch.cuda.is_available(), torch.cuda.device_count())"
+hidden = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True,
+                        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})  # fmt: skip
+print("with CUDA_VISIBLE_DEVICES='':", hidden.stdout.strip())
 
 # %%
 # .. _basics-create-tensor:

@@ -15,7 +15,6 @@ Expected all tensors to be on the same device   :entry:`x.to(next(model.paramete
 Input type (torch.FloatTensor) and weight type  :entry:`x.to(device) <errors-input-weight-device>`, model and input on one device
 Found no NVIDIA driver on your system           :entry:`"cuda" if torch.cuda.is_available() else "cpu" <errors-no-nvidia-driver>`
 Torch not compiled with CUDA enabled            :entry:`torch.cuda.is_available() <errors-no-nvidia-driver>`, or a CUDA build of torch
-torch.cuda.is_available() is False, with a GPU  :entry:`torch.version.cuda <errors-cuda-not-available>`, a CUDA wheel, ``nvidia-smi``
 no kernel image is available for execution      :entry:`torch.cuda.get_arch_list() <errors-no-kernel-image>`, a wheel for your GPU
 Attempting to deserialize object on a CUDA      :entry:`torch.load(f, map_location="cpu") <errors-deserialize-cuda>`
 Cannot re-initialize CUDA in forked subprocess  :entry:`mp.get_context("spawn") <errors-cuda-fork>`
@@ -149,52 +148,6 @@ accelerator = torch.accelerator.current_accelerator(check_available=True)
 print("any accelerator:", accelerator, "-> using", accelerator or torch.device("cpu"))
 
 # %%
-# .. _errors-cuda-not-available:
-#
-# torch.cuda.is_available() is False on a machine with a GPU
-# ----------------------------------------------------------
-# ``is_available()`` answers False, without an error, when this torch cannot reach
-# a GPU: the wheel is CPU-only (``torch.version.cuda`` is ``None``; ``pip install
-# torch`` on Windows and macOS gives one), the NVIDIA driver is missing or older than
-# the CUDA the wheel was built for (torch then warns once, "The NVIDIA driver on your
-# system is too old"), or ``CUDA_VISIBLE_DEVICES`` hides every GPU (an empty value,
-# or a number that is not there). The block prints each of these for this machine.
-import os
-import warnings
-
-import torch
-
-print(
-    "torch", torch.__version__, "| built for CUDA:", torch.version.cuda or "no (a CPU-only wheel)"
-)
-visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-print("CUDA_VISIBLE_DEVICES:", "not set" if visible is None else repr(visible))
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    available = torch.cuda.is_available()
-print("is_available:", available, "| GPUs visible:", torch.cuda.device_count())
-for w in caught:  # a driver too old for this wheel says so here
-    print(f"{w.category.__name__}: {str(w.message).splitlines()[0]}")
-if not available and torch.version.cuda:
-    print("A CUDA build, and no GPU reachable: check `nvidia-smi` and its driver version")
-
-# %%
-# Fix: install a CUDA wheel from PyTorch's index, ``pip install torch --index-url
-# https://download.pytorch.org/whl/cuXYZ`` with the ``cuXYZ`` that the selector on
-# pytorch.org gives for your system (on Linux, PyPI's own wheel is a CUDA one), update the driver to one
-# that supports that CUDA (``nvidia-smi`` prints the highest it supports), and unset
-# an empty ``CUDA_VISIBLE_DEVICES``. A GPU hidden by the variable is invisible to the
-# process, as a child run with it empty shows.
-import os
-import subprocess
-import sys
-
-check = "import torch; print(torch.cuda.is_available(), torch.cuda.device_count())"
-hidden = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True,
-                        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})  # fmt: skip
-print("with CUDA_VISIBLE_DEVICES='':", hidden.stdout.strip())
-
-# %%
 # .. _errors-no-kernel-image:
 #
 # CUDA error: no kernel image is available for execution on the device
@@ -211,8 +164,11 @@ if torch.cuda.is_available():
     major, minor = torch.cuda.get_device_capability()
     print(torch.cuda.get_device_name(), f"is sm_{major}{minor}:",
           "in the list" if f"sm_{major}{minor}" in archs else "NOT in the list")  # fmt: skip
-else:
-    print("No GPU here to check against the list")
+else:  # the message is torch's prefix and the CUDA runtime's text for the error
+    print("No GPU here to check against the list. On one whose sm_XY the list lacks, the first")
+    print(
+        "kernel launch raises: CUDA error: no kernel image is available for execution on the device"
+    )
 
 # %%
 # Fix: install a torch wheel whose list holds your GPU's ``sm_XY``: the wheels for

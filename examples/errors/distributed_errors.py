@@ -106,8 +106,8 @@ print("\n".join(sorted(run.stdout.splitlines())))  # the ranks print in any orde
 # %%
 # .. _errors-address-in-use:
 #
-# The server socket has failed to listen on any local network address … EADDRINUSE, address already in use
-# ----------------------------------------------------------------------------------------------------------
+# The server socket has failed to listen on any local network address … EADDRINUSE, message: address already in use
+# -----------------------------------------------------------------------------------------------------------------
 # Rank 0 of a job opens a TCP store on ``MASTER_PORT`` (29500 unless told otherwise),
 # and only one process can listen on a port. A second job started on the same machine
 # with the same port, or a job started while the last one's processes still hold it,
