@@ -391,3 +391,12 @@ def test_a_process_a_block_leaves_running_neither_holds_the_run_nor_outlives_it(
     assert (
         not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
     )
+
+
+@pytest.mark.slow
+def test_a_block_stopped_before_it_could_start_is_a_timeout_not_a_hang():
+    # A limit shorter than a fork takes to make its session: the child is killed alone.
+    [outcome] = run_alone([Block("quick", "import time\ntime.sleep(30)\n")], jobs=1, timeout=1e-6)
+    assert not outcome.ok
+    assert "timed out" in outcome.output
+    assert outcome.seconds < 20

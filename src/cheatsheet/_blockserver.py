@@ -101,6 +101,8 @@ def run(file: str, timeout: float) -> dict[str, object]:
     if child.pid is not None:
         with contextlib.suppress(ProcessLookupError):  # the session is empty already
             os.killpg(child.pid, signal.SIGKILL)  # the block's session: whatever it left
+    if child.exitcode is None:  # stopped before it made its session: the child alone
+        child.kill()
     while child.exitcode is None:  # reaped, not joined, as above
         time.sleep(POLL_S)
     seconds = time.perf_counter() - start
