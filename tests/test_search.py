@@ -386,8 +386,8 @@ SITE_PASTED = {
 }
 
 
-# Questions readers asked that the site had no entry for (#53), in the words; each
-# now has an entry, and these words must find it in the top 3. Questions in the held-out
+# Questions readers asked that the site had no entry for, in the words they were reported
+# in; each now has an entry, and these words must find it in the top 3. Questions in the held-out
 # sets (a reader's own title or pasted message) are measured there, not here.
 ASKED = {
     "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same":

@@ -20,8 +20,8 @@ from sphinx.config import Config
 from sphinx.errors import ConfigError
 
 # How alike a name must be to a declared value to be taken for a slip of it (difflib's
-# ratio): "sphinx_gallery_cnf" is 0.97 from "sphinx_gallery_conf", "html_theme" 0.84
-# from "html_themes"... which is no value; "html_title" is 0.8 from "html_theme".
+# ratio): "sphinx_gallery_cnf" is 0.97 from "sphinx_gallery_conf" and "html_tittle" 0.95
+# from "html_title", where two real values, "html_title" and "html_theme", are 0.7 apart.
 CUTOFF = 0.85
 
 

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # shards.py, which imports this, is imported where Sphinx is not
     from sphinx.application import Sphinx
 
-LIBRARIES = 500  # Sphinx's default: the libraries' handlers, and every hook not listed
-
 # (event, "module:function") -> (priority, why)
 ORDER: dict[tuple[str, str], tuple[int, str]] = {
     ("builder-inited", "shards:_every_page_has_its_output"): (

@@ -189,4 +189,7 @@ x, target = torch.randn(32, 16, device=device), torch.randint(0, 4, (32,), devic
 per_gpu = wrapped(x, target)  # one summed loss per GPU
 loss = per_gpu.sum() / len(x)
 loss.backward()
-print(f"gathered {per_gpu.numel()} number(s), not {len(x)} rows of logits; loss {loss.item():.3f}")
+print(
+    f"{per_gpu.numel()} loss value(s) came back (one per GPU; without GPUs, one), not {len(x)} rows"
+)
+print(f"loss {loss.item():.3f}")

@@ -29,7 +29,7 @@ VARIABLES: dict[str, Variable] = {
     for v in (
         Variable("CHEATSHEET_DEVICE", "", "`cheatsheet.device`",
                  "the device the pages run on (`cuda`, `mps`, `xpu`, `cpu`); unset, the best available"),
-        Variable("CHEATSHEET_RUN_ONLY", "", "`conf.py`, `docs/_ext/freshpage.py`",
+        Variable("CHEATSHEET_RUN_ONLY", "", "`docs/_ext/freshpage.py`, `docs/_ext/pageinputs.py`",
                  "a pattern of the pages that run; the others keep their last output "
                  "(`nox -s docs -- <page>.py`, `--shard`, `--benchmarks` set it)"),
         Variable("CHEATSHEET_PAGE_JOBS", "", "`docs/_ext/freshpage.py`",
@@ -38,7 +38,7 @@ VARIABLES: dict[str, Variable] = {
         Variable("CHEATSHEET_PAGE_TIMEOUT_S", "1800", "`docs/_ext/freshpage.py`",
                  "the seconds a page may run before it is stopped, with everything it "
                  "started, and fails the build naming itself"),
-        Variable("CHEATSHEET_MERGE", "", "`conf.py`, `docs/_ext/shards.py`",
+        Variable("CHEATSHEET_MERGE", "", "`conf.py`, `docs/_ext/shards.py`, `docs/_ext/pageinputs.py`",
                  "build from shard folders, running no page (`nox -s merge` sets it)"),
         Variable("CHEATSHEET_SITE_URL", "", "`docs/_ext/sitebuild.py`",
                  "the published address, for canonical URLs and the sitemap (the workflow sets it)"),
