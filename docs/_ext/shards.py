@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import order  # docs/_ext: where each hook runs among the libraries' handlers
-from cheatsheet._variables import read
 
-if TYPE_CHECKING:  # noxfile.py imports this module where Sphinx is not installed
+if TYPE_CHECKING:  # noxfile.py imports this module where neither Sphinx nor cheatsheet is
     from sphinx.application import Sphinx
 
 MERGE_ENV = "CHEATSHEET_MERGE"
@@ -225,6 +224,8 @@ def merge(folders: Iterable[Path], examples: Path, gallery: Path) -> dict[str, P
 
 def _every_page_has_its_output(app: Sphinx) -> None:
     """In a merge build, fail before anything renders when a page has no current output."""
+    from cheatsheet._variables import read  # here: the noxfile's Python has no cheatsheet
+
     if not read(MERGE_ENV):
         return
     from sphinx.errors import ConfigError
