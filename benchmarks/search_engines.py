@@ -2,7 +2,7 @@
 
 Two query sets, reported apart:
 
-- tuning: ``QUERIES`` of tests/test_search.py, the only queries the ranking (and the
+- tuning: ``QUERIES`` of tools/searchsets.py, the only queries the ranking (and the
   phrase map) was tuned on;
 - held-out: ``tests/search_heldout.toml`` when it exists, queries written by other
   people and never used for tuning: ``[[query]]`` tables with ``text``, ``kind`` and
@@ -55,11 +55,9 @@ from bs4 import BeautifulSoup
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 HELDOUT = ROOT / "tests" / "search_heldout.toml"
-# The query set lives with its test, which reads the build hooks (errortext) as pytest
-# does, from docs/_ext.
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "docs" / "_ext")]
+sys.path.insert(0, str(ROOT / "tools"))  # the tuning set, shared with tests/test_search.py
 
-from test_search import QUERIES, hits
+from searchsets import QUERIES, hits
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -144,7 +142,7 @@ class EngineResult:
 
 
 def tuning_queries() -> tuple[Query, ...]:
-    """Return the queries of tests/test_search.py (kind ``task``)."""
+    """Return the tuning queries of tools/searchsets.py (kind ``task``)."""
     return tuple(Query(text, "task", (expected,)) for text, expected in QUERIES.items())
 
 

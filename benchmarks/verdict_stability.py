@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from cheatsheet.report import verdict_change
+
 ROOT = Path(__file__).resolve().parents[1]
 _MARK = "CHEATSHEET_COMPARISONS "
 
@@ -98,13 +100,6 @@ def _text(ratio: dict | None) -> str:
     )
 
 
-def change(kinds: set[str]) -> str:
-    """Say how a candidate's verdicts differ across runs: "flip", "edge" or "" (they agree)."""
-    if {"faster", "slower"} <= kinds:
-        return "flip"
-    return "edge" if len(kinds) > 1 else ""
-
-
 def main() -> int:
     """Run the pages, print the verdicts side by side and return 1 if any flipped."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -126,7 +121,7 @@ def main() -> int:
             times.append(elapsed)
         print(f"{page.relative_to(ROOT)}  (runs of {', '.join(f'{t:.0f} s' for t in times)})")
         for (i, name), cells in _cells(runs).items():
-            how = change({c["kind"] for c in cells if c is not None})
+            how = verdict_change({c["kind"] for c in cells if c is not None})
             flag = {"flip": "  <-- FLIPS", "edge": "  <-- at the band's edge", "": ""}[how]
             if how:
                 (flips if how == "flip" else edges).append(f"{page.name} #{i} {name}")

@@ -39,7 +39,7 @@ def test_committed_pdf_holds_every_row_of_the_quick_reference():
     stale = missing_rows(rows, text)
     assert not stale, (
         f"{PDF.name} is older than quickref.md (rows missing: {stale[:3]}); rebuild the site "
-        "and run `python benchmarks/print_quickref.py --write`"
+        "and run `python tools/print_quickref.py --write`"
     )
 
 

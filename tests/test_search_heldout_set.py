@@ -10,13 +10,13 @@ a browser.
 
 from __future__ import annotations
 
-import ast
 import re
 import tomllib
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import searchsets  # tools/, on the path through pytest's pythonpath setting
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT = ROOT / "tests" / "search_heldout.toml"
@@ -105,21 +105,10 @@ def _normal(text: str) -> str:
 
 
 def _tuning_texts() -> set[str]:
-    """What the ranking was tuned on: docs/search_terms.toml and tests/test_search.py."""
+    """What the ranking was tuned on: docs/search_terms.toml and tools/searchsets.py."""
     with SEARCH_TERMS.open("rb") as f:
         phrases = {p for entry in tomllib.load(f)["entry"] for p in entry.get("phrases", [])}
-    # test_search.py's QUERIES and ASKED, read from its source: importing it would need a
-    # browser. ASKED holds the words of questions an entry was written for.
-    tree = ast.parse((ROOT / "tests" / "test_search.py").read_text(encoding="utf-8"))
-    tables = [
-        node.value
-        for node in tree.body
-        if isinstance(node, ast.AnnAssign | ast.Assign)
-        and {"QUERIES", "ASKED"} & {t.id for t in ast.walk(node) if isinstance(t, ast.Name)}
-        and isinstance(node.value, ast.Dict)
-    ]
-    assert len(tables) == 2, "QUERIES and ASKED are no longer dict literals"
-    keys = {ast.literal_eval(key) for table in tables for key in table.keys if key is not None}
+    keys = set(searchsets.QUERIES) | set(searchsets.ASKED)
     return {_normal(t) for t in phrases | keys}
 
 

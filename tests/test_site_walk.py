@@ -1,6 +1,6 @@
 """Every page of the built site, wide and on a phone, light and dark: accessible, clean, still.
 
-One walk per viewport and colour mode (benchmarks/site_walk.py, which `nox -s walkperf`
+One walk per viewport and colour mode (tools/sitewalk.py, which `nox -s walkperf`
 times) visits every page once and records what it finds; each test then states one
 claim about that record. axe-core (shipped by the pinned axe-playwright-python package,
 so nothing is fetched) checks each page as the reader sees it in that viewport and mode:
@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from site_walk import (
+from sitewalk import (
     COLOUR_RULES,
     MAX_LAYOUT_SHIFT,
     MODES,
@@ -139,7 +139,7 @@ def test_no_page_shifts_its_layout_while_it_loads(visits):
 
 
 def test_dark_mode_shows_the_elements_light_mode_shows(visits, request, browser, site_url, site):
-    """The dark walks run only axe's colour rules (site_walk.py says why): that holds while
+    """The dark walks run only axe's colour rules (tools/sitewalk.py says why): that holds while
     a dark page shows the elements its light page shows, which this checks page by page."""
     viewport, mode = request.node.callspec.params["visits"]
     if mode == "light":

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from site_walk import COLOUR_RULES, MAX_LAYOUT_SHIFT, Shift, Visit
+from sitewalk import COLOUR_RULES, MAX_LAYOUT_SHIFT, Shift, Visit
 
 from walkcache import EVERY_PAGE, SiteFiles, WalkRecord, clean, inputs, last_run_line
 
@@ -17,7 +17,7 @@ from walkcache import EVERY_PAGE, SiteFiles, WalkRecord, clean, inputs, last_run
 pytestmark = pytest.mark.usefixtures("without_rerun_switches")
 
 
-INPUTS = {"site_walk.py": "a", "axe-core": "b", "chromium": "1", "axe rules": "all"}
+INPUTS = {"sitewalk.py": "a", "axe-core": "b", "chromium": "1", "axe rules": "all"}
 
 
 def _site(root: Path) -> Path:
@@ -147,7 +147,7 @@ def test_a_page_that_passed_is_reused_while_its_files_and_the_inputs_hold(tmp_pa
 
 @pytest.mark.parametrize(
     "changed",
-    [{"chromium": "2"}, {"axe rules": ", ".join(COLOUR_RULES)}, {"site_walk.py": "z"},
+    [{"chromium": "2"}, {"axe rules": ", ".join(COLOUR_RULES)}, {"sitewalk.py": "z"},
      {"fonts": "new"}],
 )  # fmt: skip
 def test_every_page_is_walked_again_when_an_input_changes_and_the_input_is_named(tmp_path, changed):

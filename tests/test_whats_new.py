@@ -1,6 +1,6 @@
 """The newest release page accounts for every public name that release added.
 
-``benchmarks/public_names.py`` wrote the public names of both releases into
+``tools/public_names.py`` wrote the public names of both releases into
 ``results/public-names/``; the page must name each one the newer release added, or,
 for a namespace that is new as a whole (``torch.foreach``), the namespace.
 """

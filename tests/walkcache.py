@@ -15,7 +15,7 @@ a new one.
   ``"next"``, ``"index"`` or ``"search"`` name), or any file under ``_static/`` except
   ``search-index.js``, which ``tasksearch.js`` loads only when a reader searches. The walk records what each page
   loaded, and ``test_site_walk.py`` checks that every file is one its key covers.
-- Every page is walked again when the walk's inputs change: ``site_walk.py``, axe-core,
+- Every page is walked again when the walk's inputs change: ``tools/sitewalk.py``, axe-core,
   Chromium's and Playwright's versions, the axe rules of the walk, the system's fonts.
   The walk names the inputs that changed.
 - A visit with any finding (an axe violation, a console error, a failed request, a
@@ -41,7 +41,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from site_walk import MAX_LAYOUT_SHIFT, Shift, Visit, axe_script, published_root
+from sitewalk import MAX_LAYOUT_SHIFT, Shift, Visit, axe_script, published_root
 
 from blockcache import read_passes, write_passes
 from cheatsheet._variables import read
@@ -81,7 +81,7 @@ def _fonts() -> str:
 def inputs(browser, rules: tuple[str, ...] | None) -> dict[str, str]:
     """What every page's walk depends on besides the site's own files."""
     return {
-        "site_walk.py": _sha256((ROOT / "benchmarks" / "site_walk.py").read_bytes()),
+        "sitewalk.py": _sha256((ROOT / "tools" / "sitewalk.py").read_bytes()),
         "axe-core": _sha256(axe_script().encode("utf-8")),
         "chromium": browser.version,
         "playwright": importlib.metadata.version("playwright"),
@@ -129,7 +129,7 @@ class SiteFiles:
 
     def __init__(self, site: Path) -> None:
         self.site = site
-        # The 404 page names its files where the site lives on its host (site_walk.serve).
+        # The 404 page names its files where the site lives on its host (sitewalk.serve).
         self.root = published_root(site).lstrip("/")
         self._digests: dict[str, str] = {}
         self._named: dict[str, list[str]] = {}

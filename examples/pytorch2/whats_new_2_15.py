@@ -24,7 +24,7 @@ a tensor from a buffer, its dtype      :entry:`torch.asarray(array.array("i", ..
 what needs a GPU, a Mac or ranks       :entry:`F.scaled_addmm, torch.mps.Stream, FSDP2 ... <pt2-whats-new-2-15-not-on-cpu>`
 =====================================  ======================================================================
 
-The names come from ``benchmarks/public_names.py``, run under each release; its two
+The names come from ``tools/public_names.py``, run under each release; its two
 files in ``results/public-names/`` are what this page accounts for, name by name.
 """
 

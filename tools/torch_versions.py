@@ -1,6 +1,6 @@
 """Which entries work under the torch of this interpreter: their probes and their code.
 
-Each entry of a page (a labelled section, ``cheatsheet.entries``) is measured two ways:
+Each entry of a page (a labelled section, ``cheatsheet._entries``) is measured two ways:
 
 - its **probe** (``docs/probes.toml``), the smallest code that makes the call the entry
   documents, run alone in a fresh interpreter (under torchrun when it needs ranks), and
@@ -22,7 +22,7 @@ code of the entries that did not all work under the oldest, and the code of ever
 of ``examples/errors/``: each release's record keeps the messages it printed, and the
 page shows the wordings that differ from its own (``docs/_ext/wordings.py``). ::
 
-    python benchmarks/torch_versions.py results [PAGE ...] [--retry-from FOLDER ...]
+    python tools/torch_versions.py results [PAGE ...] [--retry-from FOLDER ...]
 
 ``--retry-from`` names the oldest release's folders (one per machine); pages name ``examples/<folder>/<page>.py``
 files to run again, the others keep their records. docs/_ext/since.py reads the records.
@@ -52,9 +52,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ROOT / "docs" / "probes.toml"
 
-from cheatsheet import torchrun
-from cheatsheet.blocks import EXCEPTION_LINE, Block, clip_output, run_alone
-from cheatsheet.entries import (
+from cheatsheet import _torchrun as torchrun
+from cheatsheet._blocks import EXCEPTION_LINE, Block, clip_output, run_alone
+from cheatsheet._entries import (
     FAILS,
     SKIPPED,
     WORKS,
@@ -171,7 +171,7 @@ def run_probe_once(code: str, ranks: int, timeout_s: float = PROBE_TIMEOUT_S) ->
                 "--rdzv-backend=c10d", f"--rdzv-endpoint=127.0.0.1:{_free_port()}",
                 "--max-restarts=0", str(script),
             ]  # fmt: skip
-            # Under cheatsheet.torchrun's supervisor, which kills whatever the run leaves
+            # Under cheatsheet._torchrun's supervisor, which kills whatever the run leaves
             # on a timeout: torchrun starts each rank in a session of its own, so
             # killing the agent's session left hung ranks holding the output pipe, and
             # the version run waited on them for good.
@@ -342,7 +342,8 @@ def _packages() -> dict[str, str]:
 def main(out: Path, only: list[str], retry_from: list[Path] | None) -> int:
     import torch
 
-    from cheatsheet import environment, records
+    from cheatsheet import _records as records
+    from cheatsheet import environment
 
     commit = (
         subprocess.run(

@@ -5,8 +5,8 @@ the releases themselves instead of from release notes: run under each torch, it 
 the public names of the namespaces the pages compare, and ``--diff`` prints what the
 newer file has that the older lacks. ::
 
-    python benchmarks/public_names.py results/public-names/torch-2.15.0.json
-    python benchmarks/public_names.py --diff results/public-names/torch-2.14.1.json \
+    python tools/public_names.py results/public-names/torch-2.15.0.json
+    python tools/public_names.py --diff results/public-names/torch-2.14.1.json \
         results/public-names/torch-2.15.0.json
 
 A namespace's public names are its ``__all__`` where it has one, otherwise every name of
