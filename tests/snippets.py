@@ -3,17 +3,17 @@
 A reader copies one block into a fresh file or interpreter and runs it, so a block
 must bring its own imports, tensors and seeds. This module finds the blocks in the
 built HTML (as the copy button copies them) or in an example's source, and runs each
-with :mod:`cheatsheet.blocks`, in a new process whose namespace is empty.
+with :mod:`cheatsheet._blocks`, in a new process whose namespace is empty.
 
 Starting a Python that imports torch costs about a second, and the site has hundreds
 of blocks, so the processes are forked from a server that has imported torch, NumPy
 and matplotlib and nothing else (and, for a block that compiles, Dynamo and Inductor:
-``cheatsheet.blocks`` says when): a fork sees the same empty ``__main__`` as a fresh
+``cheatsheet._blocks`` says when): a fork sees the same empty ``__main__`` as a fresh
 interpreter (a missing ``import torch`` still fails with NameError) and no state that
 another block left, because every block forks from the same untouched server.
 ``--fresh`` starts a real new interpreter for each block instead. A block whose first
 line is ``# torchrun --nproc-per-node=N name.py`` is a script for torchrun: it is saved
-as ``name.py`` and started with torchrun, as that line says (``cheatsheet.torchrun``).
+as ``name.py`` and started with torchrun, as that line says (``cheatsheet._torchrun``).
 
 From the command line, on an example's source while writing it::
 
@@ -29,7 +29,7 @@ import re
 import sys
 from pathlib import Path
 
-from cheatsheet.blocks import (
+from cheatsheet._blocks import (
     BLOCK_TIMEOUT_S,
     TRANSIENT_RUNS,
     Block,

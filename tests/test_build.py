@@ -325,7 +325,7 @@ def test_each_page_leaves_a_record_of_what_it_measured(project, passing_build):
 
     import jsonschema
 
-    from cheatsheet import records
+    from cheatsheet import _records as records
 
     folder = project / "_build" / "html" / "_records" / "basics"
     found = sorted(p.stem for p in folder.glob("*.json"))
@@ -342,7 +342,7 @@ def _synthetic_record(live: dict, cpu: str, **changes: object) -> dict:
     """Test data only: the live record as if another machine had made it."""
     import copy
 
-    from cheatsheet import records
+    from cheatsheet import _records as records
 
     record = copy.deepcopy(live)
     record["machine"].update(cpu=cpu, **changes.pop("machine", {}))
@@ -356,7 +356,7 @@ def _relabelled(comparison: dict, names: dict[str, str]) -> dict:
     made again from the new names, so that the record still agrees with itself."""
     import copy
 
-    from cheatsheet.records import comparison_key
+    from cheatsheet._records import comparison_key
     from cheatsheet.report import Ratio
 
     c = copy.deepcopy(comparison)
@@ -393,7 +393,7 @@ def test_records_from_other_machines_show_beside_the_live_result(project, passin
     missing = _synthetic_record(live, "Test Gone", comparisons=[gone], source_sha256="1" * 64)
     # Version runs: the unit entry's probe fails under 2.4.1 and 2.6.0 and works under
     # 2.8.0, so it works since 2.8; the page's top code works everywhere.
-    from cheatsheet.entries import load_probes, page_entries
+    from cheatsheet._entries import load_probes, page_entries
 
     probes = project / "docs" / "probes.toml"
     probes.write_text(
@@ -938,7 +938,7 @@ def test_a_script_for_torchrun_runs_under_torchrun_and_shows_each_rank(extra_pag
 
 
 def test_a_rank_that_aborts_as_gloo_tears_down_runs_again_up_to_four_runs(extra_pages_build):
-    from cheatsheet.blocks import TRANSIENT_RUNS
+    from cheatsheet._blocks import TRANSIENT_RUNS
 
     result, outputs, _ = extra_pages_build
     assert result.returncode == 0, result.stdout + result.stderr

@@ -6,7 +6,10 @@ removing one is a change to this list, made on purpose (as httpx pins its own).
 
 from __future__ import annotations
 
+import importlib
+import sys
 import types
+from pathlib import Path
 
 import cheatsheet
 
@@ -26,7 +29,10 @@ PUBLIC = {
     "environment",
     "format_seconds",
     "interleave",
+    "machine_id",
+    "median_interval",
     "pick_device",
+    "quartiles",
     "startup_cost",
     "synchronize",
 }
@@ -53,3 +59,29 @@ def test_each_exported_name_says_where_it_lives():
         if callable(value):
             assert value.__module__.startswith("cheatsheet."), name
             assert (value.__doc__ or "").strip(), f"{name} has no docstring"
+
+
+# The modules readers may import, and those only the build and the tests use.
+PUBLIC_MODULES = {"device", "hardware", "report", "stats", "timing"}
+BUILD_ONLY = {"_blocks", "_blockserver", "_entries", "_records", "_torchrun", "_variables"}
+
+
+def test_the_package_holds_exactly_its_public_and_build_only_modules():
+    package = Path(cheatsheet.__file__).parent
+    modules = {p.stem for p in package.glob("*.py")} - {"__init__", "__main__"}
+    assert modules == PUBLIC_MODULES | BUILD_ONLY
+    assert all(name.startswith("_") for name in BUILD_ONLY)
+
+
+def test_import_cheatsheet_loads_no_build_machinery():
+    """Readers' ``import cheatsheet`` must not pull in what runs blocks, scripts or entries."""
+    import subprocess
+
+    listing = "import cheatsheet, sys; print(sorted(m for m in sys.modules if 'cheatsheet.' in m))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", listing], capture_output=True, text=True, check=True
+    ).stdout
+    for name in ("_blocks", "_blockserver", "_entries", "_torchrun"):
+        assert f"cheatsheet.{name}" not in loaded, loaded
+    for name in PUBLIC_MODULES:
+        assert importlib.import_module(f"cheatsheet.{name}").__all__, name  # each says its own

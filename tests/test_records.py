@@ -12,7 +12,8 @@ import jsonschema
 import pytest
 import torch
 
-from cheatsheet import benchmark, compare, records
+from cheatsheet import _records as records
+from cheatsheet import benchmark, compare
 
 MACHINE = {
     "cpu": "AMD EPYC 9454 48-Core Processor",

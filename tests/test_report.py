@@ -921,7 +921,7 @@ def test_cpu_signature_tells_cpus_of_one_model_name_apart(monkeypatch):
 
 
 def test_machines_with_one_model_name_but_other_cpus_or_memory_get_other_ids():
-    from cheatsheet.records import machine_id
+    from cheatsheet import machine_id
 
     vm = {"cpu": "AMD EPYC", "logical_cores": 2, "gpus": []}
     milan = machine_id({**vm, "cpu_signature": "family 25 model 1 stepping 1", "memory_gib": 24})
@@ -936,9 +936,9 @@ def test_machines_with_one_model_name_but_other_cpus_or_memory_get_other_ids():
 
 
 def test_verdicts_that_say_faster_and_slower_flip_and_a_move_into_the_band_is_an_edge():
-    import verdict_stability  # benchmarks/, on the path through pytest's pythonpath setting
+    from cheatsheet.report import verdict_change
 
-    assert verdict_stability.change({"faster", "slower"}) == "flip"
-    assert verdict_stability.change({"faster", "slower", "same"}) == "flip"
-    assert verdict_stability.change({"slower", "same"}) == "edge"
-    assert verdict_stability.change({"same"}) == ""
+    assert verdict_change({"faster", "slower"}) == "flip"
+    assert verdict_change({"faster", "slower", "same"}) == "flip"
+    assert verdict_change({"slower", "same"}) == "edge"
+    assert verdict_change({"same"}) == ""

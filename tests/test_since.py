@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from cheatsheet import records
-from cheatsheet.entries import (
+from cheatsheet import _records as records
+from cheatsheet._entries import (
     FAILS,
     FLAKY,
     SKIPPED,
@@ -518,7 +518,7 @@ def test_every_entry_the_pytorch2_index_dates_has_a_probe():
 
 
 def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
-    import torch_versions  # benchmarks/, on the path through pytest's pythonpath setting
+    import torch_versions  # tools/, on the path through pytest's pythonpath setting
 
     child = (
         "Traceback (most recent call last):\n"
@@ -573,7 +573,7 @@ def test_a_version_run_keeps_the_error_line_without_this_machines_folders():
 def test_an_error_that_prints_more_than_is_kept_still_names_itself():
     import torch_versions
 
-    from cheatsheet.blocks import OUTPUT_CHARS, clip_output
+    from cheatsheet._blocks import OUTPUT_CHARS, clip_output
 
     # Inductor's C++ compile error: the exception line, then the compiler's whole report.
     report = "".join(f"/tmp/k.cpp:{n}:4: error: expected primary-expression\n" for n in range(2000))
@@ -770,7 +770,7 @@ def test_a_probe_whose_ranks_hang_in_sessions_of_their_own_times_out_leaving_not
 
     import torch_versions
 
-    from cheatsheet import torchrun
+    from cheatsheet import _torchrun as torchrun
 
     before = set(torchrun._below(os.getpid()))
     # torchrun starts each rank in a session of its own (os.setsid() fails there):

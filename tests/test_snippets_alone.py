@@ -3,7 +3,7 @@
 A script for torchrun (first line ``# torchrun --nproc-per-node=N name.py``) is saved
 under its name and started with that command from a shell with nothing of this
 repository, as a reader starts it. The build already runs each such script exactly so
-(``blockexec``, through ``cheatsheet.blocks.run_script``) and its page's record names it
+(``blockexec``, through ``cheatsheet._blocks.run_script``) and its page's record names it
 by digest: that run is the script's run alone, and this test checks that every script
 the site shows has one, rather than starting each again.
 """
@@ -46,7 +46,7 @@ def inputs_now() -> dict[str, str]:
 
 
 def _is_script(block: Block) -> bool:
-    from cheatsheet.torchrun import marked_launch
+    from cheatsheet._torchrun import marked_launch
 
     return marked_launch(block.code) is not None
 
@@ -72,7 +72,7 @@ def test_every_code_block_of_the_site_runs_alone(blocks, site, inputs_now):
 def test_every_script_for_torchrun_ran_from_a_reader_s_shell_in_the_build(blocks, site):
     import json
 
-    from cheatsheet.blocks import script_digest
+    from cheatsheet._blocks import script_digest
 
     scripts = [b for b in blocks if _is_script(b)]
     assert len(scripts) > 20, "the distributed pages show their scripts for torchrun"
@@ -186,7 +186,7 @@ def test_a_module_only_the_compiler_s_server_imported_is_not_there_for_a_block(f
     ],
 )
 def test_what_a_fresh_interpreter_reaches_is_read_from_the_block(code, reaches):
-    from cheatsheet.blocks import fresh_reaches
+    from cheatsheet._blocks import fresh_reaches
 
     loaded = {
         "torch._dynamo": ["torch._dynamo", "torch._dynamo.utils", "torch._inductor",
@@ -200,7 +200,7 @@ def test_what_a_fresh_interpreter_reaches_is_read_from_the_block(code, reaches):
 @pytest.mark.slow
 @pytest.mark.parametrize("fresh", [False, True])
 def test_blocks_run_side_by_side_share_the_cores_unless_the_caller_chose(fresh, monkeypatch):
-    from cheatsheet import blocks as runner
+    from cheatsheet import _blocks as runner
 
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     reads = Block("r", "import os, torch\nprint(os.environ.get('OMP_NUM_THREADS'))\n"
@@ -301,7 +301,7 @@ def test_a_script_for_torchrun_runs_from_a_shell_with_nothing_of_this_repository
 
 @pytest.mark.site
 def test_no_script_for_torchrun_imports_the_site_s_helpers(blocks):
-    from cheatsheet.torchrun import marked_launch
+    from cheatsheet._torchrun import marked_launch
 
     scripts = [b for b in blocks if marked_launch(b.code)]
     assert len(scripts) > 20, "the distributed pages show their scripts for torchrun"

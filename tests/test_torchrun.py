@@ -1,4 +1,4 @@
-"""cheatsheet.torchrun: scripts run under torchrun for real, and nothing of a run outlives it."""
+"""cheatsheet._torchrun: scripts run under torchrun for real, and nothing of a run outlives it."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from cheatsheet import torchrun
-from cheatsheet.torchrun import Launch, Result, TorchrunError, marked_launch, run
+from cheatsheet import _torchrun as torchrun
+from cheatsheet._torchrun import Launch, Result, TorchrunError, marked_launch, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -187,7 +187,7 @@ def test_a_grandchild_in_a_session_of_its_own_does_not_outlive_the_run(tmp_path,
 
 _CALLER = """
 import sys
-from cheatsheet.torchrun import run
+from cheatsheet._torchrun import run
 run(sys.argv[1], 2, cwd=sys.argv[2])
 """
 
@@ -363,7 +363,7 @@ def test_an_error_says_how_the_run_ended_and_ends_with_its_output():
 
 
 def test_a_rank_s_line_that_tee_passed_on_in_two_pieces_is_joined():
-    from cheatsheet.torchrun import join_split_lines
+    from cheatsheet._torchrun import join_split_lines
 
     split = "[rank0]: rank 0 of 2\n[rank1]: rank 1 of 2[rank1]: \n[rank1]: next\n"
     assert join_split_lines(split) == "[rank0]: rank 0 of 2\n[rank1]: rank 1 of 2\n[rank1]: next\n"

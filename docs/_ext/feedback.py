@@ -28,8 +28,8 @@ from sphinx.domains.std import StandardDomain
 from sphinx.util import logging
 
 import order  # docs/_ext: where each hook runs among the libraries' handlers
+from cheatsheet._records import RECORD_SUFFIX
 from cheatsheet._variables import read
-from cheatsheet.records import RECORD_SUFFIX
 from pageinputs import distribution_version
 from pagerecords import COMMIT_ENV
 
@@ -76,7 +76,8 @@ def tree_commit(folder: Path) -> str:
 @functools.cache
 def _build_machine() -> str:
     # Imported here: a rebuild that writes no page never imports torch.
-    from cheatsheet import environment, records
+    from cheatsheet import _records as records
+    from cheatsheet import environment
 
     return records.machine_id(environment().as_dict())
 

@@ -4,7 +4,7 @@ Each benchmark page shows, after its live result, the same benchmarks as recorde
 elsewhere; the landing page lists the machines.
 
 Records are the JSON files a build writes into ``_build/html/_records/`` (see
-``cheatsheet.records``); ``nox -s records`` copies them into the repository's
+``cheatsheet._records``); ``nox -s records`` copies them into the repository's
 ``results/<machine-id>/``. A record is shown only for a benchmark the page still runs
 (same comparison key); a column is marked when the page's source or the torch version
 differs from this build's.
@@ -42,11 +42,11 @@ def load_records(results: Path) -> list[dict[str, Any]]:
     """Every record under ``results/<machine-id>/<folder>/<page>.json``, each checked.
 
     A record that does not follow ``record.schema.json`` stops the build with its file
-    and field (:func:`cheatsheet.records.read_record`), and so does one filed under another
-    machine's folder (:func:`cheatsheet.records.check_filed`). Each call returns its own copies:
+    and field (:func:`cheatsheet._records.read_record`), and so does one filed under another
+    machine's folder (:func:`cheatsheet._records.check_filed`). Each call returns its own copies:
     a caller may change them.
     """
-    from cheatsheet.records import check_filed, read_record
+    from cheatsheet._records import check_filed, read_record
 
     found = []
     for path in sorted(results.glob("*/*/*.json")):
@@ -294,7 +294,7 @@ def _add_other_machines(app: Sphinx, doctree: nodes.document) -> None:
 
 def live_records(gallery: Path) -> list[dict[str, Any]]:
     """Return the records this build's pages left beside them (``docs/gallery/<folder>/*.record.json``)."""
-    from cheatsheet.records import read_record
+    from cheatsheet._records import read_record
 
     return [read_record(p) for p in sorted(gallery.glob(f"*/*{RECORD_SUFFIX}"))]
 

@@ -1,7 +1,7 @@
 """A record of what each page measured, kept beside the page and published with the site.
 
 :func:`keep_record` runs after each page (``pagestate.reset_state``) and writes the
-comparisons and measurements the page noted (``cheatsheet.records``) next to the page
+comparisons and measurements the page noted (``cheatsheet._records``) next to the page
 sphinx-gallery generated; at the end of the build every record of a page that still
 exists is copied into the site's ``_records/`` (``nox -s records`` copies them on into
 ``results/``).
@@ -17,8 +17,8 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
+from cheatsheet._records import RECORD_SUFFIX  # the record beside its page
 from cheatsheet._variables import read
-from cheatsheet.records import RECORD_SUFFIX  # the record beside its page
 
 # -- A record of what each page measured -----------------------------------------
 
@@ -30,7 +30,8 @@ def keep_record(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
     # Everything compare() and benchmark() noted while the page ran, written next
     # to the page sphinx-gallery generates, so a page that is not run again keeps
     # the record of the run whose outputs it still shows.
-    from cheatsheet import environment, records
+    from cheatsheet import _records as records
+    from cheatsheet import environment
 
     notes = records.take()
     if when != "after" or fname is None:

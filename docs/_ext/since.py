@@ -1,7 +1,7 @@
 """From which torch release each entry works, read from records of the call it names.
 
 ``nox -s oldest-torch`` and ``nox -s torch-version -- <release>`` leave one record per
-page in ``results/<machine-id>-torch-<version>/`` (``benchmarks/torch_versions.py``): for
+page in ``results/<machine-id>-torch-<version>/`` (``tools/torch_versions.py``): for
 each entry, what its probe (``docs/probes.toml``: the smallest code making the call the
 entry documents) and each of its code blocks did under that release, and the API check
 of the probe's names. The rules, in one place:
@@ -50,7 +50,16 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 import order  # docs/_ext: where each hook runs among the libraries' handlers
-from cheatsheet.entries import FAILS, FLAKY, SKIPPED, WORKS, Entry, Probe, load_probes, page_entries
+from cheatsheet._entries import (
+    FAILS,
+    FLAKY,
+    SKIPPED,
+    WORKS,
+    Entry,
+    Probe,
+    load_probes,
+    page_entries,
+)
 from machines import RESULTS_DIR, cpu_words, load_records
 
 logger = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 An entry of ``examples/errors/`` is headed by the message its code prints under the
 build's torch (``tests/test_errors_section.py`` holds it to that). Releases word
 messages differently, and a reader pastes the words of the torch they run. The version
-records (``benchmarks/torch_versions.py``) keep what each of the entry's blocks printed
+records (``tools/torch_versions.py``) keep what each of the entry's blocks printed
 under each release; where a release printed an error message that the build's own run
 did not (compared as search compares messages, ``errortext.normalise``: shapes, names
 and paths aside; and after what the page printed before it, which says what the code

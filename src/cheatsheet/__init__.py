@@ -1,10 +1,14 @@
-"""Helpers for the runnable PyTorch 2 cheat sheet: devices, timing, tables, machine stamp.
+"""Helpers for the runnable PyTorch 2 cheat sheet: devices, timing, comparisons and tables, statistics, the machine stamp.
 
-``cheatsheet.torchrun``, which the build and the tests use to run the pages' scripts
-for ``torchrun``, is a submodule that ``import cheatsheet`` does not load.
+What readers use is here, in ``__all__``, and in the public modules (``device``,
+``timing``, ``stats``, ``report``, ``hardware``). The modules whose names start with an
+underscore serve the site's build and tests only (running blocks and torchrun scripts,
+entries, records, the environment variables) and may change without notice;
+``import cheatsheet`` loads none of them but ``_records`` and ``_variables``.
 """
 
 from cheatsheet.device import ENV_VAR, available_devices, check_device, pick_device, synchronize
+from cheatsheet.hardware import machine_id
 from cheatsheet.report import (
     SAME_BAND,
     SESSIONS,
@@ -14,6 +18,7 @@ from cheatsheet.report import (
     compare,
     environment,
 )
+from cheatsheet.stats import median_interval, quartiles
 from cheatsheet.timing import (
     Measurement,
     StartupCost,
@@ -39,7 +44,10 @@ __all__ = [
     "environment",
     "format_seconds",
     "interleave",
+    "machine_id",
+    "median_interval",
     "pick_device",
+    "quartiles",
     "startup_cost",
     "synchronize",
 ]

@@ -1,6 +1,6 @@
 """The block server: a Python that has imported torch and runs each block sent to it in a fork of itself.
 
-:mod:`cheatsheet.blocks` starts it as ``python _blockserver.py [module ...]``, by path and
+:mod:`cheatsheet._blocks` starts it as ``python _blockserver.py [module ...]``, by path and
 not with ``-m``, so that nothing of the ``cheatsheet`` package (which imports parts of
 torch) is loaded into what a block starts from. It imports torch, NumPy, matplotlib and
 the modules named, writes one JSON line saying what each named module's import loaded,

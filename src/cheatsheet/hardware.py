@@ -1,17 +1,20 @@
 """What the machine is, read without torch: CPU model and signature, memory.
 
 The stamp of a machine (``cheatsheet.environment``), its id in the records
-(``records.machine_id``) and the build's page inputs (``docs/_ext/sitebuild.py``) all
+(:func:`machine_id`) and the build's page inputs (``docs/_ext/sitebuild.py``) all
 read the CPU here, so that they agree.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
+import re
 import sys
+from typing import Any
 
-__all__ = ["cpu_model", "cpu_signature", "memory_gib"]
+__all__ = ["cpu_model", "cpu_signature", "machine_id", "memory_gib"]
 
 # /proc/cpuinfo fields that tell CPUs of one marketing name apart: x86's family, model
 # and stepping (a VM may show only "AMD EPYC"), Arm's implementer, part and variant.
@@ -78,3 +81,24 @@ def memory_gib() -> int:
     except (AttributeError, ValueError, OSError):
         return 0
     return round(pages * size / 2**30) if pages > 0 and size > 0 else 0
+
+
+def machine_id(machine: dict[str, Any]) -> str:
+    """Return a short, stable, file-name-safe name for a machine stamp.
+
+    Built from the CPU model, the core count and the GPUs, e.g.
+    ``amd-epyc-9454-2c`` or ``intel-xeon-8480-16c-nvidia-h100-80gb``. A stamp that
+    carries the CPU's signature or the memory (``cheatsheet.environment`` writes both)
+    adds six hex digits of them: two VMs that both show "AMD EPYC" with two cores, on
+    other CPU generations or with other memory, get different ids
+    (``amd-epyc-2c-3f9a1c``) and their records do not hide each other.
+    """
+    parts = [machine["cpu"], f"{machine['logical_cores']}c", *machine.get("gpus", [])]
+    text = "-".join(parts).lower()
+    text = re.sub(r"\(r\)|\(tm\)|processor|cpu @ [\d.]+ghz|\d+-core", "", text)
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:80].rstrip("-") or "unknown-machine"
+    signature, memory = machine.get("cpu_signature", ""), machine.get("memory_gib", 0)
+    if not (signature or memory):
+        return slug  # a stamp from before they were recorded
+    told = f"{machine['cpu']}|{signature}|{memory}|{'|'.join(machine.get('gpus', []))}"
+    return f"{slug}-{hashlib.sha256(told.encode()).hexdigest()[:6]}"

@@ -16,17 +16,18 @@ from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
-from cheatsheet import hardware, records
+from cheatsheet import _records as records
+from cheatsheet import hardware
 from cheatsheet.stats import CONFIDENCE, median_interval, quartiles
 from cheatsheet.timing import (
-    _FEWEST_ROUNDS,
+    FEWEST_ROUNDS,
     Measurement,
     Rounds,
-    _check_options,
-    _resolve_device,
     check_candidates,
+    check_options,
     format_seconds,
     gc_paused,
+    resolve_device,
     rounds_of,
 )
 
@@ -105,6 +106,17 @@ def verdict_word(kind: str) -> str:
     return words[kind]
 
 
+def verdict_change(kinds: set[str]) -> str:
+    """Say how one candidate's verdicts differ across builds: "flip", "edge" or "" (they agree).
+
+    A flip (faster in one build, slower in another) is what the verdict rule exists to
+    prevent; an edge (one build says "about as fast") is a ratio near the band's edge.
+    """
+    if {"faster", "slower"} <= kinds:
+        return "flip"
+    return "edge" if len(kinds) > 1 else ""
+
+
 def _kind(low: float, high: float, q1: float, q3: float) -> str:
     fast, slow = 1 + SAME_BAND, 1 / (1 + SAME_BAND)
     if low > fast and q1 > 1:
@@ -122,7 +134,7 @@ class Ratio:
     of the round divided by the candidate's time of the same round), so that a
     slow spell of the machine, which hits both alike, cancels. The interval is
     the distribution-free confidence interval of that median
-    (:func:`cheatsheet.stats.median_interval`).
+    (:func:`cheatsheet.median_interval`).
 
     Attributes
     ----------
@@ -474,8 +486,8 @@ def compare(
         labels = list(candidates) if isinstance(candidates, Mapping) else candidates
         raise ValueError(f"baseline {baseline!r} is not one of the labels {labels}")
     check_candidates(candidates)
-    _check_options(budget_s, min_rounds, "min_rounds", _FEWEST_ROUNDS)
-    dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
+    check_options(budget_s, min_rounds, "min_rounds", FEWEST_ROUNDS)
+    dev = resolve_device(device, tuple(candidates.values()), args, kwargs)
     # All copies live until the end, so that each session's inputs sit at other addresses.
     copies = [_fresh_copies(args, kwargs) for _ in range(SESSIONS)]
     sessions: list[dict[str, Rounds]] = []
@@ -544,7 +556,7 @@ class Environment:
     cpu_signature : str
         What tells CPUs of one model name apart ("family 25 model 1 stepping 1"), empty
         where the OS does not say; with ``memory_gib`` it keeps two machines that show
-        the same model name apart in :func:`cheatsheet.records.machine_id`.
+        the same model name apart in :func:`cheatsheet.machine_id`.
     memory_gib : int
         The machine's memory, GiB; 0 where the OS does not say.
     cpu_capability : str

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from cheatsheet import records
+from cheatsheet import _records as records
 from cheatsheet.device import available_devices, check_device, synchronize
 from cheatsheet.stats import quartiles
 
@@ -53,7 +53,7 @@ _WARMUP_FRACTION = 0.1
 _FEWEST_RUNS = 3
 # Fewest rounds of an interleaved comparison: six is the least number of paired
 # ratios that can give a 95% interval for their median.
-_FEWEST_ROUNDS = 6
+FEWEST_ROUNDS = 6
 # Caps on blocks, and on calls that took no time at all, so that a clock that
 # never advances cannot loop forever: a thousand real calls always take some time.
 _MAX_RUNS = 100_000
@@ -309,7 +309,7 @@ def _accelerator_in_use() -> str | None:
     return None
 
 
-def _resolve_device(
+def resolve_device(
     device: str | torch.device | None, fns: tuple[Any, ...], args: tuple[Any, ...], kwargs: dict
 ) -> torch.device:
     """Choose the device to synchronize: the one asked for, else the one the tensors are on."""
@@ -430,7 +430,7 @@ def _calibrate(block: Callable[[int], float]) -> int:
         number = max(number + 1, min(int(number * grow), number * 100))
 
 
-def _check_options(budget_s: Any, runs: Any, runs_name: str, fewest: int) -> None:
+def check_options(budget_s: Any, runs: Any, runs_name: str, fewest: int) -> None:
     if isinstance(budget_s, bool) or not isinstance(budget_s, (int, float)):
         raise TypeError(f"budget_s must be a number of seconds, got {budget_s!r}")
     if not (math.isfinite(budget_s) and budget_s > 0):
@@ -518,9 +518,9 @@ def benchmark(
         names no device of this machine, or the device cannot be told.
     """
     _check_callable(fn, "benchmark()'s first argument")
-    _check_options(budget_s, min_runs, "min_runs", _FEWEST_RUNS)
+    check_options(budget_s, min_runs, "min_runs", _FEWEST_RUNS)
     name = _label(label, fn)
-    dev = _resolve_device(device, (fn,), args, kwargs)
+    dev = resolve_device(device, (fn,), args, kwargs)
     block = _block_timer(fn, args, kwargs, dev)
 
     before = _accelerator_in_use()
@@ -606,9 +606,9 @@ def interleave(
         One per candidate, in the order given.
     """
     check_candidates(candidates)
-    _check_options(budget_s, min_rounds, "min_rounds", _FEWEST_ROUNDS)
-    dev = _resolve_device(device, tuple(candidates.values()), args, kwargs)
-    timed = rounds_of(candidates, args, kwargs, dev, budget_s, _FEWEST_ROUNDS,
+    check_options(budget_s, min_rounds, "min_rounds", FEWEST_ROUNDS)
+    dev = resolve_device(device, tuple(candidates.values()), args, kwargs)
+    timed = rounds_of(candidates, args, kwargs, dev, budget_s, FEWEST_ROUNDS,
                       settle=device is None)  # fmt: skip
     threads = torch.get_num_threads()
     return tuple(

@@ -3,10 +3,10 @@
 A reader copies one block into a fresh file or interpreter and runs it, so a block
 must bring its own imports, tensors and seeds. :func:`gallery_blocks` splits an example
 page into its code blocks as sphinx-gallery shows them (through
-:func:`cheatsheet.entries.page_entries`, the one split of a page this project has);
+:func:`cheatsheet._entries.page_entries`, the one split of a page this project has);
 :func:`run_alone` runs each in a new process whose namespace is empty. The blocks test
 (``tests/snippets.py``, which also reads blocks from built HTML) and the version runs
-(``benchmarks/torch_versions.py``) both run blocks here.
+(``tools/torch_versions.py``) both run blocks here.
 
 Starting a Python that imports torch costs about a second, and the site has hundreds
 of blocks, so the processes are forked from a server that has imported torch, NumPy
@@ -22,7 +22,7 @@ alone, on the 2-core machine (one run each, nothing else running).
 ``fresh=True`` starts a real new interpreter for each block instead. A block whose
 first line is ``# torchrun --nproc-per-node=N name.py`` is a script for torchrun: it is
 saved as ``name.py`` and started with that command from a shell that has nothing of this
-repository, as a reader starts it (:mod:`cheatsheet.torchrun`).
+repository, as a reader starts it (:mod:`cheatsheet._torchrun`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from cheatsheet import torchrun
+    from cheatsheet import _torchrun as torchrun
 
 __all__ = [
     "BLOCK_TIMEOUT_S",
@@ -109,7 +109,7 @@ def gallery_blocks(path: str | os.PathLike[str]) -> list[Block]:
     """Return the code blocks of an example script, as sphinx-gallery splits and shows them."""
     from sphinx_gallery.py_source_parser import remove_config_comments, remove_ignore_blocks
 
-    from cheatsheet.entries import page_entries
+    from cheatsheet._entries import page_entries
 
     found = []
     for entry in page_entries(Path(path)):
@@ -360,7 +360,7 @@ def run_script(
     that line's command is typed there, in a shell with nothing of this repository in
     its environment (no ``PYTHONPATH``; only this Python's ``bin`` folder and the
     system's on ``PATH``). With ``rank_prefixes`` each rank's lines come back prefixed
-    ``[rankN]:`` (:func:`cheatsheet.torchrun.run`). A failed run is returned too: its
+    ``[rankN]:`` (:func:`cheatsheet._torchrun.run`). A failed run is returned too: its
     ``returncode`` says so.
 
     Raises
@@ -368,7 +368,7 @@ def run_script(
     ValueError
         If the first line is not such a command.
     """
-    from cheatsheet import torchrun
+    from cheatsheet import _torchrun as torchrun
 
     launch = torchrun.marked_launch(code)
     if launch is None:
@@ -430,7 +430,7 @@ class _Shared:
 def _run_all(
     blocks: list[Block], *, jobs: int | None, fresh: bool, timeout: float
 ) -> list[Outcome]:
-    from cheatsheet import torchrun
+    from cheatsheet import _torchrun as torchrun
 
     jobs = jobs or _cores()
     env = _block_env(jobs)

@@ -18,6 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from cheatsheet.hardware import machine_id  # the id a record is filed under
+
 SCHEMA_VERSION = 2
 RECORD_SUFFIX = ".record.json"  # a build's record, beside its page in the gallery
 
@@ -59,27 +61,6 @@ _AMBIGUOUS = re.compile(r' vs |^"| #\d+$')
 
 def _key_part(label: str) -> str:
     return json.dumps(label, ensure_ascii=False) if _AMBIGUOUS.search(label) else label
-
-
-def machine_id(machine: dict[str, Any]) -> str:
-    """Return a short, stable, file-name-safe name for a machine stamp.
-
-    Built from the CPU model, the core count and the GPUs, e.g.
-    ``amd-epyc-9454-2c`` or ``intel-xeon-8480-16c-nvidia-h100-80gb``. A stamp that
-    carries the CPU's signature or the memory (``cheatsheet.environment`` writes both)
-    adds six hex digits of them: two VMs that both show "AMD EPYC" with two cores, on
-    other CPU generations or with other memory, get different ids
-    (``amd-epyc-2c-3f9a1c``) and their records do not hide each other.
-    """
-    parts = [machine["cpu"], f"{machine['logical_cores']}c", *machine.get("gpus", [])]
-    text = "-".join(parts).lower()
-    text = re.sub(r"\(r\)|\(tm\)|processor|cpu @ [\d.]+ghz|\d+-core", "", text)
-    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:80].rstrip("-") or "unknown-machine"
-    signature, memory = machine.get("cpu_signature", ""), machine.get("memory_gib", 0)
-    if not (signature or memory):
-        return slug  # a stamp from before they were recorded
-    told = f"{machine['cpu']}|{signature}|{memory}|{'|'.join(machine.get('gpus', []))}"
-    return f"{slug}-{hashlib.sha256(told.encode()).hexdigest()[:6]}"
 
 
 def page_record(
@@ -297,7 +278,7 @@ def file_records(built: str | Path, results: str | Path) -> dict[str, int]:
     return {mid: len(filed) for mid, filed in by_machine.items()}
 
 
-if __name__ == "__main__":  # nox -s records: python -m cheatsheet.records BUILT RESULTS
+if __name__ == "__main__":  # nox -s records: python -m cheatsheet._records BUILT RESULTS
     import sys
 
     for mid, count in file_records(*sys.argv[1:3]).items():
