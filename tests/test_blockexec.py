@@ -67,8 +67,8 @@ def test_the_first_policy_that_claims_a_block_decides(monkeypatch):
 
 
 def test_a_marked_block_prints_each_rank_s_lines_from_a_real_torchrun(capsys):
-    from cheatsheet import records
-    from cheatsheet.blocks import script_digest
+    from cheatsheet import _records as records
+    from cheatsheet._blocks import script_digest
 
     records.take()
     blockexec.run_torchrun_block(MARKED)
@@ -123,3 +123,28 @@ def test_a_script_that_fails_otherwise_fails_at_once(tmp_path):
     with pytest.raises(Exception, match="a real bug"):
         blockexec.run_torchrun_block(fails)
     assert runs.read_text() == "x"
+
+
+def _no_namespace(monkeypatch):
+    from cheatsheet import _torchrun
+
+    monkeypatch.setattr(_torchrun, "_namespace", lambda: ())  # as where unshare is refused
+
+
+def test_without_a_network_namespace_a_torchrun_block_fails_before_it_runs(monkeypatch, tmp_path):
+    _no_namespace(monkeypatch)
+    monkeypatch.delenv("CHEATSHEET_TORCHRUN_ANY_INTERFACE", raising=False)
+    ran = tmp_path / "ran"
+    code = f"# torchrun --nproc-per-node=1 mark.py\nopen({str(ran)!r}, 'w').close()\n"
+    with pytest.raises(RuntimeError, match=r"listen on every interface") as stopped:
+        blockexec.run_torchrun_block(code)
+    assert "CHEATSHEET_TORCHRUN_ANY_INTERFACE=1" in str(stopped.value)
+    assert "apparmor_restrict_unprivileged_userns" in str(stopped.value)
+    assert not ran.exists(), "torchrun started all the same"
+
+
+def test_every_interface_accepted_on_purpose_runs_the_block(monkeypatch, capsys):
+    _no_namespace(monkeypatch)
+    monkeypatch.setenv("CHEATSHEET_TORCHRUN_ANY_INTERFACE", "1")
+    blockexec.run_torchrun_block("# torchrun --nproc-per-node=1 hello.py\nprint('hello')\n")
+    assert capsys.readouterr().out.splitlines() == ["[rank0]: hello"]

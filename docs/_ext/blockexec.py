@@ -9,7 +9,7 @@ no policy claims runs as sphinx-gallery runs it.
 - :func:`torchrun_policy`: a block whose first line is the command a reader runs,
   ``# torchrun --nproc-per-node=2 hello.py``, is saved as ``hello.py`` in a temporary
   folder and that command runs there for real, from a shell with nothing of this
-  repository (``cheatsheet.blocks.run_script``). The page shows each rank's lines,
+  repository (``cheatsheet._blocks.run_script``). The page shows each rank's lines,
   prefixed ``[rankN]:`` by torchrun (``--tee 3``). A failing rank fails the page with
   its traceback, and a Python warning a rank prints fails it too, as a warning of the
   page's own code does. The page's record notes each script that ran.
@@ -37,11 +37,20 @@ Policy = Callable[[Any, dict[str, Any]], str | None]
 _RANK_WARNING = re.compile(r"^\[rank\d+\]: \S.*:\d+: \w*Warning: .*$", re.MULTILINE)
 
 
+EVERY_INTERFACE = (
+    "this machine refuses a network namespace of the build's own (unshare --map-root-user "
+    "--net), so torchrun's stores would listen on every interface while the page's scripts "
+    "run. Allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w "
+    "kernel.apparmor_restrict_unprivileged_userns=0), or accept the listeners with "
+    "CHEATSHEET_TORCHRUN_ANY_INTERFACE=1"
+)
+
+
 def torchrun_policy(block: Any, script_vars: dict[str, Any]) -> str | None:
     """Run a block marked ``# torchrun --nproc-per-node=N name.py`` under torchrun."""
     from sphinx_gallery.py_source_parser import remove_config_comments, remove_ignore_blocks
 
-    from cheatsheet.torchrun import marked_launch
+    from cheatsheet._torchrun import marked_launch
 
     if marked_launch(block.content) is None:
         return None
@@ -55,21 +64,24 @@ def torchrun_policy(block: Any, script_vars: dict[str, Any]) -> str | None:
 def run_torchrun_block(code: str) -> None:
     """Run ``code`` as a reader does (its first line's command), print the ranks' lines.
 
-    The run is the reader's own (``cheatsheet.blocks.run_script``: the script in a folder
+    The run is the reader's own (``cheatsheet._blocks.run_script``: the script in a folder
     of its own, the command typed in a shell with nothing of this repository), and the
     page's record notes it: the blocks test counts it as this script's run alone.
 
     Raises
     ------
-    cheatsheet.torchrun.TorchrunError
+    cheatsheet._torchrun.TorchrunError
         If a rank fails or the run times out.
     RuntimeError
         If a rank printed a Python warning.
     """
-    from cheatsheet import records
-    from cheatsheet.blocks import TRANSIENT_RUNS, run_script, script_digest, transient
-    from cheatsheet.torchrun import TorchrunError
+    from cheatsheet import _records as records
+    from cheatsheet._blocks import TRANSIENT_RUNS, run_script, script_digest, transient
+    from cheatsheet._torchrun import TorchrunError, loopback_only_here
+    from cheatsheet._variables import read
 
+    if not (loopback_only_here() or read("CHEATSHEET_TORCHRUN_ANY_INTERFACE")):
+        raise RuntimeError(EVERY_INTERFACE)
     result = run_script(code, rank_prefixes=True)
     for run in range(2, TRANSIENT_RUNS + 1):
         if result.returncode == 0 or not transient(result.output):
@@ -79,10 +91,6 @@ def run_torchrun_block(code: str) -> None:
         result = run_script(code, rank_prefixes=True)
     if result.returncode != 0:
         raise TorchrunError(result)
-    if not result.loopback_only:
-        logger.info(
-            "torchrun ran without a network namespace: it listened on every interface", once=True
-        )
     import pagestate
 
     warned = _RANK_WARNING.findall(result.output)

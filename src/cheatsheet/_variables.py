@@ -44,8 +44,10 @@ VARIABLES: dict[str, Variable] = {
                  "the published address, for canonical URLs and the sitemap (the workflow sets it)"),
         Variable("CHEATSHEET_TORCH_INDEX", "", "`noxfile.py`",
                  "an index to take the pinned torch from, such as PyTorch's CPU index"),
-        Variable("CHEATSHEET_INSTALLER", "uv", "`noxfile.py`",
-                 "`pip` to make the environment with pip where uv is on `PATH`"),
+        Variable("CHEATSHEET_TORCHRUN_ANY_INTERFACE", "", "`docs/_ext/blockexec.py`",
+                 "`1` lets a build that cannot make a network namespace run the pages' "
+                 "torchrun scripts, whose stores then listen on every interface; unset, "
+                 "that build fails, saying how to allow the namespace"),
         Variable("CHEATSHEET_EVERY_BLOCK", "", "`tests/blockcache.py`",
                  "`1` runs every block of the site alone, even those that passed before "
                  "with the same code and inputs"),
@@ -57,7 +59,7 @@ VARIABLES: dict[str, Variable] = {
                  "passed before with the same files, browser and walk"),
         Variable("CHEATSHEET_REQUIRE_BROWSER", "", "`tests/conftest.py`",
                  "fail, not skip, the browser tests when Chromium is missing (CI sets it)"),
-        Variable("CHEATSHEET_CHROMIUM", "/usr/bin/chromium", "the browser tests, `benchmarks/`",
+        Variable("CHEATSHEET_CHROMIUM", "/usr/bin/chromium", "the browser tests, `tools/`, `benchmarks/`",
                  "the Chromium to drive"),
         Variable("CHEATSHEET_COMMIT", "", "`docs/_ext/pagerecords.py`, `docs/_ext/feedback.py`",
                  "the commit a copy of the tree was made from, for its page records (a GPU "

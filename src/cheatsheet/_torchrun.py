@@ -35,6 +35,7 @@ __all__ = [
     "Result",
     "TorchrunError",
     "join_split_lines",
+    "loopback_only_here",
     "marked_launch",
     "run",
     "run_command",
@@ -256,6 +257,16 @@ def run_command(
         elapsed_s=time.perf_counter() - started,
         loopback_only=bool(namespace),
     )
+
+
+def loopback_only_here() -> bool:
+    """Whether a run here gets a network namespace of its own, with loopback only.
+
+    Where Linux refuses ``unshare --map-root-user --net`` (Ubuntu 24.04 by default,
+    many containers, every other system), torchrun's stores listen on every interface
+    of the machine for as long as a run lasts.
+    """
+    return bool(_namespace())
 
 
 @functools.cache
