@@ -94,8 +94,8 @@ sphinx_gallery_conf = {
         "*",
     ],
     "within_subsection_order": "sitebuild.HeaderOrder",
-    # Every page starts from the state the first one found and leaves nothing
-    # behind, not even for the pages the build renders after the gallery.
+    # Each page runs in a process of its own (freshpage.py); pagestate seeds it, makes
+    # shown warnings errors, and puts back after the page what its record reads.
     "reset_modules": ("matplotlib", "pagestate.reset_state"),
     "reset_modules_order": "both",
     # SVG on a transparent background: sharp at any width, dark in dark mode.

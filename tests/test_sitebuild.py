@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import random
 import sys
-import types
 import warnings
 from pathlib import Path
 
@@ -18,7 +19,6 @@ ROOT = Path(__file__).resolve().parents[1]
 import freshpage  # these five on the path through pytest's pythonpath setting
 import pageinputs
 import pagestate
-import resetprobe
 import shards
 import sitebuild
 
@@ -29,72 +29,23 @@ def restore_torch_state():
     pagestate.reset_state({}, None, "after")
 
 
-def test_reset_state_undoes_what_a_page_may_leave_behind(restore_torch_state):
-    pagestate.reset_state({}, None, "before")
+def test_reset_state_puts_back_what_the_page_s_record_reads(restore_torch_state, monkeypatch):
+    """After the page, its process writes its record: the stamp reads the threads and CXX."""
+    monkeypatch.delenv("CXX", raising=False)
     threads = torch.get_num_threads()
-    torch.set_default_device("meta")
-    torch.set_default_dtype(torch.float64)
-    torch.set_grad_enabled(False)
-    torch.use_deterministic_algorithms(True)
+    pagestate.reset_state({}, None, "before")
     torch.set_num_threads(threads + 1)
+    os.environ["CXX"] = "planted-c++"
     pagestate.reset_state({}, None, "after")
-    assert torch.get_default_device() == torch.device("cpu")
-    assert torch.get_default_dtype() == torch.float32
-    assert torch.is_grad_enabled()
-    assert not torch.are_deterministic_algorithms_enabled()
     assert torch.get_num_threads() == threads
+    assert "CXX" not in os.environ
 
 
-def test_a_restored_page_state_equals_the_captured_one(monkeypatch):
-    state = pagestate.PageState.capture()
-    torch.autocast("cpu", dtype=torch.bfloat16).__enter__()
-    torch.set_anomaly_enabled(True, False)
-    torch.set_flush_denormal(True)
-    torch.set_float32_matmul_precision("medium")
-    torch.backends.cuda.matmul.fp32_precision = "tf32"  # mixing old and new precision APIs
-    torch.backends.mkldnn.enabled = False
-    torch.backends.mha.set_fastpath_enabled(False)
-    torch.set_printoptions(sci_mode=True)
-    torch._dynamo.config.recompile_limit = 1
-    torch._inductor.config.max_autotune = True
-    np.set_printoptions(precision=2)
-    np.seterr(all="raise")
-    warnings.filterwarnings("ignore", message="planted")
-    monkeypatch.setenv("CHEATSHEET_PLANTED", "1")
-    torch.Tensor.planted = "planted"
-    monkeypatch.setattr(torch.nn.functional, "relu", lambda x: x)
-    state.restore()
-    assert pagestate.PageState.capture() == state
-    assert torch.nn.functional.relu(torch.tensor([-1.0])).tolist() == [0.0]
-
-
-def test_restoring_the_default_device_writes_it_only_when_a_page_changed_it(monkeypatch):
-    # Under torch 2.4, set_default_device(None) breaks get_default_device() for the rest
-    # of the process: a restore that changes nothing must not call it.
-    calls = []
-    real = torch.set_default_device
-    monkeypatch.setattr(torch, "set_default_device", lambda d: (calls.append(d), real(d)))
-    state = pagestate.PageState.capture()  # after the patch: a restore keeps torch's names
-    state.restore()
-    assert calls == []
-    real("meta")
-    try:
-        state.restore()
-        assert calls == [None]
-        assert torch.get_default_device().type == "cpu"
-    finally:
-        real(None)
-
-
-def test_page_state_keeps_submodules_imported_since_it_was_captured():
-    state = pagestate.PageState.capture()
-    # The import system binds a new submodule on its parent; it must stay reachable.
-    torch.planted_submodule = types.ModuleType("torch.planted_submodule")
-    try:
-        state.restore()
-        assert isinstance(torch.planted_submodule, types.ModuleType)
-    finally:
-        del torch.planted_submodule
+def test_reset_state_quiets_the_cuda_home_notice_of_a_cpu_machine(restore_torch_state):
+    notices = logging.getLogger("torch.utils.cpp_extension")
+    notices.setLevel(logging.NOTSET)
+    pagestate.reset_state({}, None, "before")
+    assert notices.getEffectiveLevel() == logging.ERROR
 
 
 def test_reset_state_raises_a_shown_warning_only_while_a_page_runs(monkeypatch):
@@ -122,82 +73,12 @@ def test_reset_state_keeps_hidden_the_warnings_python_hides(monkeypatch):
     assert shown == []
 
 
-def test_reset_state_turns_off_torch_logging(restore_torch_state):
-    from torch._logging._internal import log_state
-
-    torch._logging.set_logs(recompiles=True)
-    assert log_state.is_artifact_enabled("recompiles")
-    pagestate.reset_state({}, None, "before")
-    assert not log_state.is_artifact_enabled("recompiles")
-
-
 def test_reset_state_makes_random_draws_repeat(restore_torch_state):
     draws = []
     for _ in range(2):
         pagestate.reset_state({}, None, "before")
         draws.append((random.random(), np.random.rand(), torch.rand(1).item()))
     assert draws[0] == draws[1]
-
-
-def test_reset_state_forgets_compiled_graphs(restore_torch_state):
-    compiles = 0
-
-    def backend(gm, inputs):
-        nonlocal compiles
-        compiles += 1
-        return gm.forward
-
-    def f(x):
-        return x + 1
-
-    torch.compile(f, backend=backend)(torch.ones(2))
-    pagestate.reset_state({}, None, "before")
-    torch.compile(f, backend=backend)(torch.ones(2))
-    assert compiles == 2
-
-
-# Each page's module is called from one of torch's own frames (Sequential.forward),
-# so Dynamo reaches the page's globals through the module named __main__.
-_PAGE_COMPILING_ITS_OWN_CODE = """
-import torch
-shift = torch.ones(2)
-class Block(torch.nn.Module):
-    def forward(self, x):
-        return x + shift
-model = torch.nn.Sequential(Block())
-model.compile(backend="eager")
-model(torch.ones(2))
-"""
-_PAGE_READING_A_GLOBAL = """
-import torch
-scale = torch.full((2,), 3.0)
-class Scaled(torch.nn.Module):
-    def forward(self, x):
-        return x * scale
-model = torch.nn.Sequential(Scaled())
-model.compile(backend="eager")
-result = model(torch.ones(2))
-"""
-
-
-def _run_as_main(source: str) -> dict:
-    """Run ``source`` as sphinx-gallery runs a page: a new module, ``__main__`` meanwhile."""
-    page, saved = types.ModuleType("__main__"), sys.modules["__main__"]
-    sys.modules["__main__"] = page
-    try:
-        exec(compile(source, "<page>", "exec"), page.__dict__)  # noqa: S102
-    finally:
-        sys.modules["__main__"] = saved
-    return page.__dict__
-
-
-def test_reset_state_lets_the_next_page_compile_as_a_new_main_module(restore_torch_state):
-    # torch 2.14's Dynamo remembers the first __main__ it met; without the reset the
-    # second page's guards read `scale` from the first page's module.
-    _run_as_main(_PAGE_COMPILING_ITS_OWN_CODE)
-    pagestate.reset_state({}, None, "after")
-    page = _run_as_main(_PAGE_READING_A_GLOBAL)
-    assert torch.equal(page["result"], torch.full((2,), 3.0))
 
 
 def test_header_order_follows_first_link(tmp_path):
@@ -298,22 +179,6 @@ def test_the_build_command_is_strict_and_keeps_doctrees_out_of_the_site():
     assert doctrees not in site.parents
 
 
-def test_a_switch_or_config_this_torch_lacks_is_left_out_not_an_error():
-    # An older torch builds the site too (--installed-torch): 2.4 has no
-    # mkldnn.matmul.fp32_precision and no autocast for "mps".
-    import pagestate
-
-    def missing():
-        raise AttributeError("module 'torch.backends.mkldnn' has no attribute 'matmul'")
-
-    def no_device():
-        raise RuntimeError("unknown device type for autocast")
-
-    assert not pagestate._exists(lambda: (missing, None))
-    assert not pagestate._exists(lambda: (no_device, None))
-    assert pagestate._exists(lambda: (lambda: 1, None))
-
-
 _PAGE = 'r"""\nA page\n======\n\nSays what it does.\n"""\n\n# %%\nimport torch\n\n{code}\n'
 
 
@@ -394,21 +259,3 @@ def test_the_number_of_pages_at_once_is_checked(monkeypatch):
         freshpage._jobs()
     monkeypatch.setenv(freshpage.JOBS, "3")
     assert freshpage._jobs() == 3
-
-
-@pytest.mark.parametrize("preloaded", [True, False])
-def test_a_page_s_process_imports_nothing_for_the_reset_before_it(preloaded):
-    """The build imports what the reset before each page reads before it forks the pages:
-    imported in each page's process instead, Dynamo and the compiler's configs cost every
-    page about 2 s. A process spawned without the preload imports them (the check can
-    fail)."""
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    context = freshpage._context() if preloaded else get_context("spawn")
-    with ProcessPoolExecutor(1, mp_context=context) as pool:
-        imported = pool.submit(resetprobe.imported_by_the_reset).result(timeout=300)
-    if preloaded:
-        assert imported == [], f"modules a page's process imported for its reset: {imported}"
-    else:
-        assert "torch._dynamo.config" in imported

@@ -8,8 +8,7 @@ once), Dynamo's caches keyed by module name. A page built after another would th
 something else than the page a reader runs alone. So every page that executes runs in a
 process of its own, from the standard library's pieces: a ``ProcessPoolExecutor`` of one
 worker, a fork of the build taken after torch is imported and before any page ran, so
-the page starts where a reader's ``python page.py`` is after ``import torch`` (with
-Dynamo's modules loaded too: the reset before every page reads their configs). On other
+the page starts where a reader's ``python page.py`` is after ``import torch``. On other
 systems, a freshly spawned interpreter (slower: it imports torch again). A fork server
 would start each page from less of the build, but the build's hooks decide per build
 what a page's blocks do (torchrun scripts, the blocks an older torch holds back), and a
@@ -68,7 +67,6 @@ from sphinx.application import Sphinx
 from sphinx.util import logging as sphinx_logging
 from sphinx_gallery import gen_rst
 
-import pagestate  # docs/_ext: what every page starts from, imported before the forks
 import shards  # docs/_ext, beside this file: which pages are benchmark pages
 from cheatsheet._variables import read
 
@@ -255,9 +253,9 @@ def _timeout_s() -> float:
 def _context() -> BaseContext:
     """Where each page's process comes from: a fork of the build, once torch is imported.
 
-    The build imports torch, NumPy, matplotlib and what the reset before each page reads
-    once, before the first page; each page's worker is a fork of the build taken when the
-    page starts, so it starts with them loaded, as a reader's script is after its imports
+    The build imports torch, NumPy and matplotlib once, before the first page; each
+    page's worker is a fork of the build taken when the page starts, so it starts with
+    them loaded, as a reader's script is after its imports
     (a fork costs milliseconds, a fresh interpreter importing torch about two seconds),
     and with what the build's hooks changed in sphinx-gallery (``in_each_page``) and
     decided for this torch (``since.py``'s policy for an older one). No page ran in the
@@ -267,9 +265,8 @@ def _context() -> BaseContext:
     os.environ.setdefault("MPLBACKEND", "agg")
     if "fork" not in multiprocessing.get_all_start_methods() or sys.platform != "linux":
         return multiprocessing.get_context("spawn")
-    for name in (*_PRELOAD, *pagestate.PRELOAD):
-        with contextlib.suppress(ModuleNotFoundError):  # torch.compiler.config: from 2.6
-            importlib.import_module(name)
+    for name in _PRELOAD:
+        importlib.import_module(name)
     return multiprocessing.get_context("fork")
 
 
