@@ -21,6 +21,7 @@ their size in bytes                :entry:`p.numel() * p.element_size() <basics-
 freeze a backbone                  :entry:`model.backbone.requires_grad_(False) <basics-freeze-layers>`
 fine-tune a pretrained model       :entry:`model.fc = nn.Linear(model.fc.in_features, n) <basics-freeze-layers>`, then freeze the rest
 a learning rate per part           :entry:`AdamW([{"params": ..., "lr": 1e-4}, ...]) <basics-param-groups>`
+a learning rate per channel        :entry:`w.register_hook(lambda g: g * rate[:, None]) <basics-lr-per-channel>` (SGD); step hooks for Adam
 an average of the weights (EMA)    :entry:`AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(0.999), use_buffers=True) <basics-ema>`
 rare classes drawn more often      :entry:`WeightedRandomSampler(weights, num_samples) <basics-class-imbalance>`
 rare classes weighted in the loss  :entry:`nn.CrossEntropyLoss(weight=class_weights) <basics-class-imbalance>`
@@ -209,6 +210,104 @@ for epoch in range(3):
     print(f"epoch {epoch}: backbone, head = {rates}")
     optimizer.step()
     scheduler.step()
+
+# %%
+# .. _basics-lr-per-channel:
+#
+# A learning rate per channel
+# ---------------------------
+# Parameter groups give a rate per tensor. For a rate per output channel (a row of a
+# weight, an element of a bias), scale what the optimizer does to each row. SGD's step
+# is the rate times the gradient, so a gradient hook that scales each row is exactly a
+# rate per row, with momentum too (it is linear in the gradient); SGD's own
+# ``weight_decay`` is added after the hook and keeps the common rate.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+layer = nn.Linear(4, 3)
+rate = torch.tensor([1.0, 0.1, 0.0])  # a factor on lr for each output channel (row)
+start = [p.detach().clone() for p in layer.parameters()]
+layer.weight.register_hook(lambda grad: grad * rate[:, None])
+layer.bias.register_hook(lambda grad: grad * rate)
+optimizer = torch.optim.SGD(layer.parameters(), lr=0.5)
+
+x, y = torch.randn(8, 4), torch.randn(8, 3)
+nn.functional.mse_loss(layer(x), y).backward()
+optimizer.step()
+
+# The same step by hand: each row moves by its own rate, 0.5 * rate[row].
+w, b = (p.requires_grad_() for p in start)
+plain = torch.autograd.grad(nn.functional.mse_loss(nn.functional.linear(x, w, b), y), w)[0]
+expected = w.detach() - 0.5 * rate[:, None] * plain
+print("weight as by hand:", torch.allclose(layer.weight, expected))
+print("row 2 moved:", not torch.equal(layer.weight[2], start[0][2]))
+
+# %%
+# Adam divides each gradient by its own running size, so a gradient scaled by 0.1
+# makes the same step: with Adam, the hook above changes nothing but the rows it zeroes.
+import torch
+from torch import nn
+
+
+def steps(hooked: bool) -> torch.Tensor:
+    """How far one Adam step moves each row of the weight."""
+    torch.manual_seed(0)
+    layer = nn.Linear(4, 3)
+    rate = torch.tensor([1.0, 0.1, 0.0])
+    if hooked:
+        layer.weight.register_hook(lambda grad: grad * rate[:, None])
+    optimizer = torch.optim.Adam(layer.parameters(), lr=0.01)
+    before = layer.weight.detach().clone()
+    x, y = torch.randn(8, 4), torch.randn(8, 3)
+    nn.functional.mse_loss(layer(x), y).backward()
+    optimizer.step()
+    return (layer.weight.detach() - before).norm(dim=1)
+
+
+# Adam divides by the gradient's own size: a gradient scaled by 0.1 takes the same step.
+ratios = steps(True) / steps(False)
+print("Adam, gradient scaled per row:", [round(r, 4) for r in ratios.tolist()])
+
+# %%
+# With Adam (or any optimizer), scale the step itself: note the parameters before
+# ``step()`` and shrink each row's move after it, with the optimizer's step hooks. A row
+# with factor ``f`` then moves as it would under ``lr * f``; Adam's moment estimates do
+# not depend on the rate, so this holds at every step.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+layer = nn.Linear(4, 3)
+rate = torch.tensor([1.0, 0.1, 0.0])
+factors = {layer.weight: rate[:, None], layer.bias: rate}
+optimizer = torch.optim.Adam(layer.parameters(), lr=0.01)
+saved: dict[torch.Tensor, torch.Tensor] = {}
+
+
+def keep(opt, args, kwargs):
+    saved.update({p: p.detach().clone() for p in factors})
+
+
+def scale_the_step(opt, args, kwargs):
+    with torch.no_grad():
+        for p, factor in factors.items():
+            p.copy_(saved[p] + factor * (p - saved[p]))
+
+
+optimizer.register_step_pre_hook(keep)
+optimizer.register_step_post_hook(scale_the_step)
+
+reference = nn.Linear(4, 3)
+reference.load_state_dict(layer.state_dict())
+plain = torch.optim.Adam(reference.parameters(), lr=0.01)
+start = layer.weight.detach().clone()
+x, y = torch.randn(8, 4), torch.randn(8, 3)
+for model, opt in ((layer, optimizer), (reference, plain)):
+    nn.functional.mse_loss(model(x), y).backward()
+    opt.step()
+ratio = (layer.weight - start).norm(dim=1) / (reference.weight - start).norm(dim=1)
+print("Adam, step scaled per row:", [round(r, 6) for r in ratio.tolist()])
 
 # %%
 # .. _basics-ema:

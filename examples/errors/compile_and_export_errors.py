@@ -4,8 +4,8 @@ Compile and export errors
 
 The messages ``torch.compile``, ``torch.export`` and the ONNX exporter give: a function
 compiled too many times, a graph break that ``fullgraph=True`` turns into an error,
-control flow that depends on data, Inductor without a C++ compiler, and an operator
-that ONNX cannot express.
+control flow that depends on data, Inductor without a C++ compiler (on Windows too),
+and an operator that ONNX cannot express.
 
 Summary
 -------
@@ -19,6 +19,7 @@ Attempted to call function marked as skipped  :entry:`f(x, torch.tensor(os.getpi
 Could not guard on data-dependent expression  :entry:`torch.cond(pred, true_fn, false_fn, (x,)) <errors-export-data-dependent>`
 Constraints violated (batch)! … a constant    :entry:`x.reshape(x.shape[0], -1) <errors-export-constraints-violated>`, ``Dim.AUTO``
 No working C++ compiler found                 :entry:`CXX=g++ <errors-no-cxx-compiler>`, ``backend="aot_eager"`` meanwhile
+Compiler: cl is not found (Windows)           :entry:`x64 Native Tools Command Prompt <errors-cl-not-found>`, ``vcvars64.bat``
 No ONNX function found for <OpOverload(…)>    :entry:`x.sort(-1).values[..., k] <errors-onnx-operator>`, ``custom_translation_table=``
 ============================================  ==========================================================
 """
@@ -363,6 +364,50 @@ else:
     print("no C++ compiler on this machine")
 fallback = torch.compile(lambda x: (x.sin() + 1).sum(), backend="aot_eager")
 print('backend="aot_eager":', fallback(torch.ones(8)))
+
+# %%
+# .. _errors-cl-not-found:
+#
+# Compiler: cl is not found.
+# --------------------------
+# The Windows form of the error above: there Inductor compiles with MSVC's ``cl`` (or
+# what ``CXX`` names), and first runs ``cl /help``; where ``cl`` is not on ``PATH``
+# (a plain terminal, even with Visual Studio installed) it stops with this. This
+# machine cannot raise it, so the block makes the exception from torch's own class and
+# prints the message of the installed release.
+import shutil
+import sys
+
+from torch._inductor.exc import InvalidCxxCompiler
+
+# On Windows, Inductor looks for MSVC's cl (or what CXX names) and stops with this;
+# the exception is torch's own, its message the installed release's.
+found = shutil.which("cl")
+if sys.platform == "win32" and found:
+    print("cl on PATH:", found)
+else:
+    err = InvalidCxxCompiler("cl")
+    print(f"{type(err).__name__}: {err}")
+    print("(made here from torch's class: this machine is", sys.platform, "without cl)")
+
+# %%
+# Fix: install the Build Tools for Visual Studio with the "Desktop development with
+# C++" workload, then start Python from the "x64 Native Tools Command Prompt" (or run
+# ``vcvars64.bat`` first): it puts ``cl`` on ``PATH`` and sets ``INCLUDE`` and ``LIB``,
+# which ``CXX`` alone does not. Inductor also expects MSVC's English language pack (its
+# check reads cl's messages). Meanwhile ``backend="aot_eager"`` runs without a compiler.
+import os
+import shutil
+import sys
+
+# What Inductor will run: CXX if set, else cl on Windows (g++ or clang++ elsewhere).
+if sys.platform == "win32":
+    compiler = os.environ.get("CXX") or "cl"
+    print(compiler, "->", shutil.which(compiler) or "not on PATH: open the x64 Native Tools prompt")
+    print("INCLUDE set:", "INCLUDE" in os.environ)  # vcvars64.bat sets it beside PATH
+else:
+    compiler = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++")
+    print(f"{sys.platform}: no cl needed; Inductor compiles with", compiler or "no compiler")
 
 # %%
 # .. _errors-onnx-operator:

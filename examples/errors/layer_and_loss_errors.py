@@ -16,6 +16,7 @@ Expected 3D (unbatched) or 4D (batched) input         :entry:`x.unsqueeze(0) <er
 Input type and bias type should be the same           :entry:`x.float() <errors-conv-input-type>`, ``x.to(conv.weight.dtype)``
 Target is out of bounds                               :entry:`labels - 1 <errors-target-out-of-bounds>`, ``num_classes = labels.max() + 1``
 expected target dtype to be Long or Byte              :entry:`target.long() <errors-target-dtype-long>`
+weight tensor should be defined for all classes       :entry:`weight=torch.ones(num_classes) <errors-loss-weight-size>`
 Found dtype Long but expected Float                   :entry:`target.float() <errors-bce-target-float>`
 Expected input batch_size to match target batch_size  :entry:`target.reshape(-1) <errors-batch-size-mismatch>`
 index out of range in self                            :entry:`nn.Embedding(ids.max() + 1, dim) <errors-embedding-index>`
@@ -192,6 +193,46 @@ torch.manual_seed(0)
 logits = torch.randn(4, 3)
 labels = torch.tensor([0.0, 2.0, 1.0, 0.0]).long()
 print(labels.dtype, nn.functional.cross_entropy(logits, labels))
+
+# %%
+# .. _errors-loss-weight-size:
+#
+# weight tensor should be defined either for all … classes or no classes
+# -----------------------------------------------------------------------
+# ``CrossEntropyLoss(weight=w)`` and ``NLLLoss(weight=w)`` take one weight per class:
+# ``w`` of shape ``(C,)``, ``C`` being the size of the scores' class dimension
+# (dimension 1). Weights counted for another labelling, or one weight per sample or
+# per position, are refused. For scores of more than two dimensions (``(N, C, L)``)
+# the message names no count: "either for all or no classes".
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(4, 5)  # 5 classes
+labels = torch.tensor([0, 1, 4, 2])
+weights = torch.tensor([1.0, 2.0, 1.0])  # counted for 3 classes
+try:
+    nn.CrossEntropyLoss(weight=weights)(logits, labels)
+except RuntimeError as err:
+    print(f"{type(err).__name__}: {err}")
+
+# %%
+# Fix: one weight per class, ``weight.shape == (logits.shape[1],)`` (here from the
+# labels' counts). To weight samples instead, take the loss per sample
+# (``reduction="none"``) and average it with the samples' weights.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+logits = torch.randn(4, 5)
+labels = torch.tensor([0, 1, 4, 2])
+counts = torch.bincount(labels, minlength=logits.shape[1]).float()
+per_class = 1.0 / counts.clamp(min=1)  # inverse frequency; a class never seen gets 1
+print("weights:", tuple(per_class.shape), "for", logits.shape[1], "classes")
+print("class-weighted loss:", nn.CrossEntropyLoss(weight=per_class)(logits, labels))
+per_sample = torch.tensor([1.0, 0.5, 2.0, 1.0])
+losses = nn.CrossEntropyLoss(reduction="none")(logits, labels)
+print("sample-weighted loss:", (losses * per_sample).sum() / per_sample.sum())
 
 # %%
 # .. _errors-bce-target-float:

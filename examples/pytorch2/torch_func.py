@@ -13,6 +13,7 @@ You want                                   Call
 ``f`` over a batch                         :entry:`vmap(f, in_dims=0, out_dims=0) <pt2-torch-func-vmap>`; ``None`` in ``in_dims`` shares
 random numbers inside ``vmap``             :entry:`vmap(f, randomness="different") <pt2-torch-func-randomness>`, ``"same"``
 the gradient of a scalar ``f``             :entry:`grad(f, argnums=0, has_aux=False) <pt2-torch-func-grad>`
+the gradient at an intermediate map        :entry:`vmap(grad(rest))(feature_map, labels) <pt2-torch-func-grad-intermediate>`
 the full Jacobian                          :entry:`jacrev(f) <pt2-torch-func-jacobians>` (reverse), ``jacfwd(f)`` (forward)
 the Jacobian in less memory                :entry:`jacrev(f, chunk_size=k) <pt2-torch-func-jacobians>`, ``k`` rows at a time
 a Jacobian per sample of a batch           :entry:`vmap(jacrev(f))(xs) <pt2-torch-func-batch-jacobian>`, ``(N, out, in)``
@@ -113,6 +114,45 @@ def loss_with_aux(w, x):
 dw_aux, aux = grad(loss_with_aux, has_aux=True)(w, x)
 torch.testing.assert_close(dw_aux, w_ref.grad)
 print("has_aux=True returns (gradient, aux):", aux)
+
+# %%
+# .. _pt2-torch-func-grad-intermediate:
+#
+# The gradient with respect to an intermediate feature map
+# --------------------------------------------------------
+# ``grad`` differentiates with respect to a function's arguments, so make the
+# intermediate an argument: write the rest of the model, from that map on, as a
+# function of it. ``vmap(grad(rest))`` then gives each sample's gradient with respect to
+# its own map (for saliency, Grad-CAM and the like); the sum of the per-sample losses
+# gives the same maps through ``torch.autograd.grad``.
+import torch
+from torch import nn
+from torch.func import functional_call, grad, vmap
+
+torch.manual_seed(0)
+features = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU())
+head = nn.Sequential(nn.Flatten(), nn.Linear(8 * 6 * 6, 10))
+images = torch.randn(4, 3, 6, 6)
+labels = torch.tensor([1, 0, 3, 9])
+
+fmap = features(images).detach()  # the intermediate: the input of the rest of the model
+
+
+def rest(fmap, label):
+    """The model from the feature map on, as a function of that map: one sample."""
+    logits = functional_call(head, dict(head.named_parameters()), (fmap.unsqueeze(0),))
+    return nn.functional.cross_entropy(logits, label.unsqueeze(0))
+
+
+per_sample = vmap(grad(rest))(fmap, labels)  # d loss_i / d fmap_i, one map per sample
+print("gradient per feature map:", tuple(per_sample.shape))
+
+# The same with autograd: keep the map in the graph and ask for its gradient.
+kept = features(images)
+loss = nn.functional.cross_entropy(head(kept), labels, reduction="sum")
+(by_autograd,) = torch.autograd.grad(loss, kept)
+torch.testing.assert_close(per_sample, by_autograd)
+print("equal to autograd.grad(loss, feature_map): True")
 
 # %%
 # .. _pt2-torch-func-jacobians:
