@@ -116,11 +116,10 @@ def _pip_caps(config: str, pinned: str) -> list[str]:
     return caps
 
 
-def _take_installed_torch(session: nox.Session) -> str | None:
-    """Remove ``--installed-torch[=PYTHON]`` from the arguments; return that Python, if given."""
-    for arg in list(session.posargs):
+def _installed_torch(session: nox.Session) -> str | None:
+    """Return the Python that ``--installed-torch[=PYTHON]`` names among the arguments, if given."""
+    for arg in session.posargs:
         if arg == INSTALLED_TORCH or arg.startswith(INSTALLED_TORCH + "="):
-            session.posargs.remove(arg)
             return arg.partition("=")[2] or sys.executable
     return None
 
@@ -160,7 +159,7 @@ def site(session: nox.Session) -> None:
 
     With ``-- --installed-torch[=PYTHON]``, install into PYTHON's environment instead.
     """
-    if python := _take_installed_torch(session):
+    if python := _installed_torch(session):
         return _beside_installed_torch(session, python)
     if session.venv_backend != "uv":
         config = session.run("python", "-m", "pip", "config", "list", silent=True,
@@ -184,7 +183,7 @@ def site(session: nox.Session) -> None:
 
 def _in_site(session: nox.Session) -> Callable[..., object]:
     """Return ``run(program, *args)``, which runs in the environment the site session made."""
-    python = _take_installed_torch(session)
+    python = _installed_torch(session)
     scripts = "Scripts" if sys.platform == "win32" else "bin"
     bindir = Path(python).parent if python else session.cache_dir.parent / "site" / scripts
 
@@ -290,7 +289,8 @@ def tests(session: nox.Session) -> None:
     # busy, a slowed round makes a verdict honestly "about as fast", and a test
     # expecting "slower" would fail for the machine, not the code. Each run ends with
     # its slowest tests, so it shows where its time went; a caller's --durations wins.
-    run, args = _in_site(session), session.posargs
+    run = _in_site(session)
+    args = [a for a in session.posargs if not a.startswith(INSTALLED_TORCH)]
     if not any(a.startswith("--durations") for a in args):
         args = ["--durations=15", "--durations-min=2", *args]
     if "-m" in args:  # the caller chose the tests: run them as asked

@@ -157,3 +157,14 @@ def test_ci_runs_the_readme_s_own_commands():
     commands = [line for line in ci.splitlines() if line.startswith("python -m pip install")]
     assert commands == quick_start.strip().splitlines()
     assert all(" uv " in c for c in commands), "the commands install uv beside nox"
+
+
+def test_installed_torch_is_read_where_each_verb_needs_it_and_not_handed_to_pytest():
+    session = _Session()
+    session.posargs = ["--installed-torch=/opt/env/bin/python", "-k", "walk"]
+    assert noxfile._installed_torch(session) == "/opt/env/bin/python"
+    assert noxfile._installed_torch(session) == "/opt/env/bin/python"  # read, not taken
+    session.posargs = ["--installed-torch"]
+    assert noxfile._installed_torch(session) == sys.executable
+    session.posargs = ["-x"]
+    assert noxfile._installed_torch(session) is None

@@ -73,7 +73,9 @@ def run_torchrun_block(code: str) -> None:
     cheatsheet._torchrun.TorchrunError
         If a rank fails or the run times out.
     RuntimeError
-        If a rank printed a Python warning.
+        If a rank printed a Python warning, or, before anything runs, if torchrun cannot
+        have a network namespace of its own and ``CHEATSHEET_TORCHRUN_ANY_INTERFACE`` is
+        not set (:data:`EVERY_INTERFACE` says how to allow one).
     """
     from cheatsheet import _records as records
     from cheatsheet._blocks import TRANSIENT_RUNS, run_script, script_digest, transient
