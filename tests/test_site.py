@@ -304,6 +304,40 @@ def test_a_behaviour_change_shows_both_releases_output(site):
     assert "is deprecated" in recorded[0].get_text()
 
 
+# Each behaviour that changed from 2.14 to 2.15, on the page of its API: what the page's
+# own run printed, and what the 2.14.1 version record kept of the same code.
+_BEHAVIOUR_CHANGES = {
+    "api-torch-asarray-buffer": ("reference_tensors/creation", "array     -> torch.int32",
+                                 "array     -> torch.float32"),
+    "pt2-optimizers-param-order": ("pytorch2/optimizers", "SGD(set): FutureWarning",
+                                   "SGD(set): no warning"),
+    "basics-save-nested-tensor": ("basics/saving_and_loading",
+                                  "weights_only=True: WeightsUnpickler error",
+                                  "weights_only=True: loaded"),
+    "api-distributed-all-gather-into-tensor": ("reference_tools/distributed_api",
+                                               "all_gather_into_tensor: out = [0.0, 1.0, 2.0]\n    no warning",
+                                               "FutureWarning: `torch.distributed.all_gather_into_tensor` is deprecated"),
+    "api-distributed-nccl-backend-choice": ("reference_tools/distributed_api",
+                                            'TORCH_DIST_USE_NCCL2") == "0"',
+                                            'TORCH_DIST_USE_NCCL2") == "1"'),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("label", _BEHAVIOUR_CHANGES)
+def test_a_behaviour_change_shows_both_releases_on_the_page_of_its_api(site, label):
+    page, now, before = _BEHAVIOUR_CHANGES[label]
+    entry = _soup(site / "gallery" / f"{page}.html").find(id=label).find_parent("section")
+    own = "\n".join(p.get_text() for p in entry.select("div.sphx-glr-script-out pre"))
+    recorded = "\n".join(
+        p.get_text() for p in entry.select("pre.torch-outputs, .torch-outputs pre")
+    )
+    assert any("Under torch 2.14.1" in p.get_text() for p in entry.select("p.torch-outputs"))
+    assert now in own, own
+    assert before in recorded, recorded
+    assert before not in own  # the two releases differ here
+    assert now not in recorded
+
+
 def test_the_gallery_front_page_downloads_every_page_at_once(site):
     """sphinx-gallery's "download all": every page's script in one archive, every notebook
     in the other, with the first cell that installs what that page needs."""

@@ -16,7 +16,7 @@ to save them               :entry:`torch.save(model.state_dict(), path) <basics-
 to load them               :entry:`model.load_state_dict(torch.load(path)) <basics-state-dict>`
 to resume training         :entry:`torch.save({"model": ..., "optimizer": ...}) <basics-checkpoint>`, with ``epoch``
 to load a pickled object   :entry:`weights_only=False <basics-weights-only>` (trusted files), ``torch.serialization.safe_globals``
-to load nested tensors     :entry:`weights_only=False <pt2-whats-new-2-15-behaviour>` (trusted files): ``weights_only=True`` refuses them
+to load nested tensors     :entry:`safe_globals([_rebuild_njt, NestedTensor]) <basics-save-nested-tensor>` (trusted files)
 to load on another device  :entry:`torch.load(path, map_location="cpu") <basics-map-location>`
 a huge checkpoint          :entry:`torch.load(path, mmap=True) <basics-mmap-load>`, ``load_state_dict(..., assign=True)``
 to move an optimizer       :entry:`opt.load_state_dict(opt.state_dict()) <basics-optimizer-device>` after ``model.to(...)``
@@ -125,6 +125,43 @@ with tempfile.TemporaryDirectory() as tmp:
     print("weights_only=False:", loaded)
     with torch.serialization.safe_globals([nn.Linear]):
         print("safe_globals([nn.Linear]):", torch.load(path))
+
+# %%
+# .. _basics-save-nested-tensor:
+#
+# Loading a nested tensor with weights_only=True
+# ----------------------------------------------
+# ``torch.save`` writes a nested tensor like any other, but the default
+# ``torch.load(weights_only=True)`` now refuses it, jagged or strided: its class
+# and the function that rebuilds it are not on the allowlist. Up to 2.14 both
+# loaded. The message names the two globals to allow: with
+# ``torch.serialization.safe_globals`` (for a file you trust) the load stays
+# ``weights_only=True`` for everything else in the file. The block prints what
+# this torch does; below it, what 2.14.1 printed for the same code.
+import io
+import pickle
+
+import torch
+from torch.nested._internal.nested_tensor import NestedTensor, _rebuild_njt
+
+nested = torch.nested.nested_tensor([torch.ones(2), torch.arange(3.0)], layout=torch.jagged)
+buffer = io.BytesIO()
+torch.save(nested, buffer)
+buffer.seek(0)
+try:
+    torch.load(buffer, weights_only=True)
+    print("weights_only=True: loaded")
+except pickle.UnpicklingError as err:
+    reason = next(line for line in str(err).splitlines() if "Unsupported global" in line)
+    print("weights_only=True:", reason.strip().split(" was not")[0])
+buffer.seek(0)
+with torch.serialization.safe_globals([_rebuild_njt, NestedTensor]):
+    back = torch.load(buffer, weights_only=True)
+print("with safe_globals:", [t.tolist() for t in back.unbind()])
+
+# %%
+# .. torch-outputs:: basics-save-nested-tensor
+#    :releases: 2.14.1
 
 # %%
 # .. _basics-map-location:

@@ -16,7 +16,7 @@ one call per operation for all        :entry:`AdamW(params, foreach=True) <pt2-o
 one kernel for the whole update       :entry:`AdamW(params, fused=True) <pt2-optimizers-same>`, CPU too
 every tensor of a list at once        :entry:`torch.foreach.add_(params, grads, alpha=-lr) <pt2-whats-new-2-15-foreach>`
 a step without an optimizer object    :entry:`torch.optim.functional.adamw(...) <pt2-whats-new-2-15-optim-functional>`, AdamW's numbers
-parameters in a stable order          :entry:`SGD(list(params)) <pt2-whats-new-2-15-behaviour>`, not a set: a set warns
+parameters in a stable order          :entry:`SGD(list(params)) <pt2-optimizers-param-order>`, not a set: a set warns
 the same numbers from each            :entry:`torch.testing.assert_close <pt2-optimizers-same>` after a few steps
 which is faster here                  :entry:`compare(...) of the three steps <pt2-optimizers-speed>`, 200 small tensors
 a compiled step                       :entry:`torch.compile(step) <pt2-optimizers-compiled>` around ``opt.step()``
@@ -283,6 +283,34 @@ with tempfile.TemporaryDirectory() as tmp:
     restored.load_state_dict(torch.load(path))
 state = restored.state[model.weight]
 print("restored state:", {key: tuple(value.shape) for key, value in state.items()})
+
+# %%
+# .. _pt2-optimizers-param-order:
+#
+# Parameters in a list, not a set
+# -------------------------------
+# The optimizer's ``state_dict`` names each parameter by its position in the
+# order the optimizer was given them, so a checkpoint's moment estimates land on
+# the right tensors only if that order is the same in the next run. A ``set`` of
+# tensors has no such order: it changes from run to run. Up to 2.14 a set was
+# taken without a word; now the optimizer warns (``FutureWarning``, an error in
+# a later release). ``model.parameters()`` or a list keeps the order. The block
+# prints what this torch does; below it, what 2.14.1 printed for the same code.
+import warnings
+
+import torch
+
+model = torch.nn.Linear(3, 2)
+for given in (set(model.parameters()), list(model.parameters())):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.optim.SGD(given, lr=0.1)
+    said = "; ".join(f"{w.category.__name__}: {w.message}" for w in caught) or "no warning"
+    print(f"SGD({type(given).__name__}): {said}")
+
+# %%
+# .. torch-outputs:: pt2-optimizers-param-order
+#    :releases: 2.14.1
 
 # %%
 # .. _pt2-optimizers-cuda:

@@ -317,9 +317,11 @@ print("  ", ", ".join(torch.compiler.precompile.__all__))
 # ``all_gather_into_tensor``, ``reduce_scatter_tensor`` and
 # ``gather_into_tensor`` warned in 2.14 that they are deprecated in favour
 # of the ``*_single`` names. They are now plain aliases, kept for existing
-# code, and call the new names without a warning. The warning came before
-# the call needed a process group, so one process shows it: each call below
-# fails for want of a group, and what it warned is printed.
+# code, and call the new names without a warning
+# (:ref:`api-distributed-all-gather-into-tensor` runs them in a world of one
+# process, on the API's own page). The warning came before the call needed a
+# process group, so one process shows it: each call below fails for want of a
+# group, and what it warned is printed.
 import contextlib
 import warnings
 
@@ -353,7 +355,10 @@ print("its docstring:", dist.all_gather_into_tensor.__doc__.split("\n\n")[1].spl
 # saved state would follow it. ``torch.load(weights_only=True)`` refuses
 # nested tensors, jagged or strided: load them with ``weights_only=False``
 # from a file you trust. The profiler's ``FunctionEvent.metadata_json`` is
-# gone. The block prints what the running torch does.
+# gone. The block prints what the running torch does. The pages of these APIs
+# show each change again, with what 2.14.1 printed beside it:
+# :ref:`api-torch-asarray-buffer`, :ref:`pt2-optimizers-param-order` and
+# :ref:`basics-save-nested-tensor`.
 import array
 import io
 import pickle

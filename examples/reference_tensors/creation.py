@@ -14,6 +14,7 @@ You want                               Call
 a copy of Python or NumPy data         :entry:`torch.tensor(data) <api-torch-tensor>`
 share memory when possible             :entry:`torch.as_tensor(data) <api-torch-as-tensor>`
 the same, with a copy switch           :entry:`torch.asarray(obj, copy=...) <api-torch-asarray>`
+a tensor typed like a Python buffer    :entry:`torch.asarray(array.array("i", ...)) <api-torch-asarray-buffer>`, the buffer's dtype
 a zero-copy view of a NumPy array      :entry:`torch.from_numpy(arr) <api-torch-from-numpy>`, back with ``t.numpy()``
 a zero-copy view of raw bytes          :entry:`torch.frombuffer(buf, dtype=...) <api-torch-frombuffer>`
 a zero-copy import over DLPack         :entry:`torch.from_dlpack(obj) <api-torch-from-dlpack>`
@@ -86,6 +87,37 @@ try:
     torch.asarray(np.arange(3), dtype=torch.float32, copy=False)
 except ValueError as err:
     print("copy=False with a new dtype -> ValueError:", err)
+
+# %%
+# .. _api-torch-asarray-buffer:
+#
+# torch.asarray of a Python buffer
+# --------------------------------
+# Given an object with the buffer protocol (``array.array``, ``bytearray``,
+# ``memoryview``) and no ``dtype=``, ``asarray`` now takes the element type from
+# the buffer's own format: ``array.array("i")`` gives ``int32`` and a
+# ``bytearray`` gives ``uint8``. Up to 2.14 it read the bytes as the default
+# float dtype, so three ``int32`` ones came back as three tiny ``float32``
+# numbers with the same bits, and a buffer whose length is no multiple of four
+# bytes raised. The block prints what this torch does; below it, what 2.14.1
+# printed for the same code. Passing ``dtype=`` gives the same tensor under both.
+import array
+
+import torch
+
+ints = array.array("i", [1, 2, 3])
+raw = bytearray(b"\x01\x02")
+for buffer in (ints, raw):
+    try:
+        t = torch.asarray(buffer)
+        print(f"{type(buffer).__name__:9} -> {t.dtype}, {t.tolist()}")
+    except ValueError as err:
+        print(f"{type(buffer).__name__:9} -> ValueError: {err}")
+print("dtype=torch.int32:", torch.asarray(ints, dtype=torch.int32).tolist())
+
+# %%
+# .. torch-outputs:: api-torch-asarray-buffer
+#    :releases: 2.14.1
 
 # %%
 # .. _api-torch-from-numpy:

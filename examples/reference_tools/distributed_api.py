@@ -28,6 +28,7 @@ to collect one object per rank on ``dst``         :entry:`dist.gather_object <ap
 to hand one object to each rank from ``src``      :entry:`dist.scatter_object_list <api-distributed-scatter-object-list>`
 to find the rank that never arrives (gloo)        :entry:`dist.monitored_barrier <api-distributed-monitored-barrier>`
 to reduce in the background, chain on the future  :entry:`dist.all_reduce(t, async_op=True) <api-distributed-all-reduce>`
+every rank's tensor in one flat tensor            :entry:`dist.all_gather_into_tensor(out, t) <api-distributed-all-gather-into-tensor>`
 to change how DDP reduces gradient buckets        :entry:`ddp.register_comm_hook(state, hook) <api-nn-parallel-distributeddataparallel-register-comm-hook>`
 to halve DDP's traffic with float16               :entry:`default_hooks.fp16_compress_hook <api-distributed-algorithms-ddp-comm-hooks-default-hooks-fp16-compress-hook>`
 to split a dataset's indices across ranks         :entry:`DistributedSampler(dataset) <api-utils-data-distributed-distributedsampler>`
@@ -35,6 +36,7 @@ to name the backend of a group                    :entry:`dist.get_backend <api-
 to check for a default process group              :entry:`dist.is_initialized <api-distributed-is-initialized>`
 to check the build for gloo                       :entry:`dist.is_gloo_available <api-distributed-is-gloo-available>`
 to check the build for NCCL                       :entry:`dist.is_nccl_available <api-distributed-is-nccl-available>`
+to pick the older NCCL process group              :entry:`init_process_group("nccl-legacy") <api-distributed-nccl-backend-choice>`
 several GPUs per process in one collective        :entry:`dist.all_reduce_multigpu <api-distributed-all-reduce-multigpu>` (removed)
 ================================================  ==================================================
 """
@@ -468,6 +470,47 @@ if __name__ == "__main__":
     main()
 
 # %%
+# .. _api-distributed-all-gather-into-tensor:
+#
+# torch.distributed.all_gather_into_tensor
+# ----------------------------------------
+# Every rank's tensor, joined into one flat output ``world_size`` times as long.
+# It and its siblings ``reduce_scatter_tensor`` and ``gather_into_tensor`` are
+# now plain aliases of ``all_gather_single``, ``reduce_scatter_single`` and
+# ``gather_single``, kept for existing code and silent; up to 2.14 each warned
+# that it was deprecated (``FutureWarning``). The block calls all three in a
+# world of one process (gloo, with a store in this process's memory, so no
+# port); gloo has no ``gather_single``, which the third call shows. Below it,
+# what 2.14.1 printed for the same code.
+import warnings
+
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+mine, out = torch.arange(3.0), torch.empty(3)
+calls = {
+    "all_gather_into_tensor": lambda: dist.all_gather_into_tensor(out, mine),
+    "reduce_scatter_tensor": lambda: dist.reduce_scatter_tensor(out, mine),
+    "gather_into_tensor": lambda: dist.gather_into_tensor(out, mine, dst=0),
+}
+for name, call in calls.items():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            call()
+            result = f"out = {out.tolist()}"
+        except RuntimeError as err:
+            result = f"RuntimeError: {err}"
+    said = "; ".join(f"{w.category.__name__}: {w.message}" for w in caught) or "no warning"
+    print(f"{name}: {result}\n    {said}")
+dist.destroy_process_group()
+
+# %%
+# .. torch-outputs:: api-distributed-all-gather-into-tensor
+#    :releases: 2.14.1
+
+# %%
 # .. _api-nn-parallel-distributeddataparallel-register-comm-hook:
 #
 # torch.nn.parallel.DistributedDataParallel.register_comm_hook
@@ -666,6 +709,34 @@ if dist.is_nccl_available() and torch.cuda.is_available():
     print("NCCL version:", torch.cuda.nccl.version(), "| GPUs:", torch.cuda.device_count())
 else:
     print("skipped: NCCL version and GPU count (no NCCL or no CUDA GPU here)")
+
+# %%
+# .. _api-distributed-nccl-backend-choice:
+#
+# Which NCCL process group ``"nccl"`` builds
+# ------------------------------------------
+# ``init_process_group("nccl")`` now builds the NCCL 2 process group
+# (``ProcessGroupNCCL2``) unless ``TORCH_DIST_USE_NCCL2=0`` is set before torch
+# starts. Up to 2.14 it was the other way round: the older group, and NCCL 2
+# only with ``TORCH_DIST_USE_NCCL2=1``. The name ``"nccl-legacy"`` (registered
+# by both releases, checked) always builds the older one. This machine has no
+# GPU to build either, so the block prints the lines of torch's own source that
+# choose, from the installed release; below it, the same from 2.14.1.
+import inspect
+
+import torch
+import torch.distributed.distributed_c10d as c10d
+
+source = inspect.getsource(c10d._register_builtin_nccl_backend).splitlines()
+start = next(n for n, line in enumerate(source) if "creator_fn = (" in line)
+print("torch", torch.__version__)
+print(*(line.strip() for line in source[start : start + 5]), sep="\n")
+legacy = inspect.getsource(c10d._register_builtin_nccl_legacy_backend)
+print('"nccl-legacy" builds:', legacy.split(",")[1].strip())
+
+# %%
+# .. torch-outputs:: api-distributed-nccl-backend-choice
+#    :releases: 2.14.1
 
 # %%
 # .. _api-distributed-all-reduce-multigpu:
