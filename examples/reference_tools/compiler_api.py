@@ -22,6 +22,7 @@ to cap the graphs kept per function                 :entry:`torch._dynamo.config
 to drop every compiled graph and guard              :entry:`torch.compiler.reset <api-compiler-reset>`
 the legacy spelling of ``torch.compile``            :entry:`torch._dynamo.optimize <api-dynamo-optimize>`
 the names to pass as ``backend=``                   :entry:`torch.compiler.list_backends <api-compiler-list-backends>`
+to compile now and load in another process          :entry:`torch.compiler.precompile.capture <api-compiler-precompile>`, then ``load``
 ==================================================  ==================================================
 """
 
@@ -331,3 +332,32 @@ import torch
 print(torch.compiler.list_backends())
 every = torch.compiler.list_backends(exclude_tags=None)
 print(len(every), "in all; default:", torch.compiler.get_default_backend())
+
+# %%
+# .. _api-compiler-precompile:
+#
+# torch.compiler.precompile
+# -------------------------
+# Compile a function ahead of time and run it later without compiling again. It
+# is a module now (a prototype): ``capture`` runs the function once and writes
+# its compiled code and cache to files, ``load`` reads them back in another
+# process (:ref:`pt2-whats-new-precompile` runs both, across two processes). Up
+# to 2.14 it was one callable, ``precompile(fn, *args)``, that returned the code
+# as a string and the cache as bytes; that call raises ``TypeError`` now. The
+# block prints what this torch has; below it, what 2.14.1 printed for the same
+# code.
+import torch
+
+precompile = torch.compiler.precompile
+names = getattr(precompile, "__all__", None) or [n for n in dir(precompile) if n[0] != "_"]
+print(type(precompile).__name__, "with", ", ".join(sorted(names)))
+model, x = torch.nn.Linear(4, 2), torch.randn(3, 4)
+try:
+    code, cache = precompile(lambda m, t: m(t), model, x)  # the one-call form
+    print(f"precompile(fn, *args): code as {type(code).__name__}, cache as {type(cache).__name__}")
+except TypeError as err:
+    print("precompile(fn, *args): TypeError:", err)
+
+# %%
+# .. torch-outputs:: api-compiler-precompile
+#    :releases: 2.14.1
