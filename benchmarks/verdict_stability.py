@@ -26,29 +26,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from page_comparisons import MARK
+
 from cheatsheet.report import verdict_change
 
 ROOT = Path(__file__).resolve().parents[1]
-_MARK = "CHEATSHEET_COMPARISONS "
-
-# Runs one page with cheatsheet.compare wrapped so that every Comparison it makes is kept.
-_RUNNER = f"""
-import json, runpy, sys
-import cheatsheet
-import cheatsheet.report as report
-
-made = []
-_compare = report.compare
-
-def recording(*args, **kwargs):
-    table = _compare(*args, **kwargs)
-    made.append(table.as_dict())
-    return table
-
-cheatsheet.compare = report.compare = recording
-runpy.run_path(sys.argv[1], run_name="__main__")
-print({_MARK!r} + json.dumps(made))
-"""
+# Runs one page and prints the comparisons it made, after MARK (page_comparisons.py).
+RUNNER = Path(__file__).with_name("page_comparisons.py")
 
 
 def benchmark_pages() -> list[Path]:
@@ -64,7 +48,7 @@ def run_page(page: Path) -> tuple[list[dict], float]:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as cwd:
         done = subprocess.run(
-            [sys.executable, "-c", _RUNNER, str(page)],
+            [sys.executable, str(RUNNER), str(page)],
             cwd=cwd,
             env=env,
             capture_output=True,
@@ -73,8 +57,8 @@ def run_page(page: Path) -> tuple[list[dict], float]:
         )
     elapsed = time.perf_counter() - start
     for line in done.stdout.splitlines():
-        if line.startswith(_MARK):
-            return json.loads(line[len(_MARK) :]), elapsed
+        if line.startswith(MARK):
+            return json.loads(line[len(MARK) :]), elapsed
     raise RuntimeError(f"{page.name} failed:\n{(done.stdout + done.stderr)[-4000:]}")
 
 
