@@ -49,6 +49,7 @@ extensions = [
     "tasksearch",  # search results down to the entry, as the reader types
     "searchentries",  # Sphinx's own search keeps every page's index entries across rebuilds
     "tablewidths",  # Summary tables state their column widths: they hold still as pages load
+    "thumbnails",  # the gallery indexes load no thumbnail: their grid is hidden
     "feedback",  # "report a problem" on every page and entry, "suggest an entry" in search
     "usedin",  # under each reference entry the entries that call its API; the API index
 ]

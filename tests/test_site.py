@@ -341,6 +341,18 @@ def test_a_behaviour_change_shows_both_releases_on_the_page_of_its_api(site, lab
     assert now not in recorded
 
 
+def test_no_gallery_index_loads_a_thumbnail_it_hides(site):
+    """The thumbnail grid is hidden (cheatsheet.css), and a hidden <img> is still fetched:
+    the indexes carry no thumbnail at all (docs/_ext/thumbnails.py)."""
+    indexes = sorted((site / "gallery").rglob("index.html"))
+    assert len(indexes) > 5
+    for index in indexes:
+        pictures = [img["src"] for img in _soup(index).find_all("img")]
+        assert not [src for src in pictures if "_thumb." in src], index
+    # ...while the hidden grid's links to the pages are still there
+    assert _soup(site / "gallery" / "basics" / "index.html").select(".sphx-glr-thumbcontainer a")
+
+
 def test_the_gallery_front_page_downloads_every_page_at_once(site):
     """sphinx-gallery's "download all": every page's script in one archive, every notebook
     in the other, with the first cell that installs what that page needs."""
