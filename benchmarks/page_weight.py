@@ -6,8 +6,10 @@ so nothing is cached; every response body is gzipped here at level 6 (what
 web servers use by default), whatever the server sent, so the figure does not
 depend on how the site is hosted. Images and fonts are counted at their
 gzipped size too, which for PNG, SVG-less WOFF2 and the like is their own.
-Run with ``python benchmarks/page_weight.py [page.html ...]`` after building
-the site; it prints each resource and the total of every page.
+Run with ``python benchmarks/page_weight.py`` (``nox -s weight``) after building
+the site: it weighs every page and prints the median, the figure the target is for,
+with the lightest and heaviest pages and the files every page loads. Name pages
+(``nox -s weight -- index.html``) to see each of their resources instead.
 """
 
 from __future__ import annotations
@@ -15,16 +17,20 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
+import statistics
 import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+
+from sitewalk import pages as site_pages
+
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-PAGES = ["gallery/reference_tensors/creation.html", "index.html", "gallery/pytorch2/sdpa.html"]
 TARGET_KB = 150
 VIEWPORT = {"width": 1440, "height": 900}
 
@@ -97,21 +103,43 @@ def _report(page: str, resources: list[Resource]) -> int:
     return total
 
 
+def _median_report(weighed: dict[str, list[Resource]]) -> None:
+    totals = {page: sum(r.gzip_bytes for r in found) for page, found in weighed.items()}
+    ranked = sorted(totals, key=totals.__getitem__)
+    shown = [*ranked[:3], "...", *ranked[-5:]] if len(ranked) > 8 else ranked
+    print(f"First visit of each of {len(totals)} pages, gzipped (lightest and heaviest):")
+    for page in shown:
+        print("  ..." if page == "..." else f"  {totals[page] / 1000:7.1f} KB  {page}")
+    every = set.intersection(*({r.path for r in found} for found in weighed.values()))
+    shared = {r.path: r for found in weighed.values() for r in found if r.path in every}
+    print(f"\nLoaded by every page ({sum(r.gzip_bytes for r in shared.values()) / 1000:.1f} KB):")
+    for r in sorted(shared.values(), key=lambda r: -r.gzip_bytes):
+        print(f"  {r.gzip_bytes / 1000:7.1f} KB gz  {r.kind:10} {r.path}")
+    median = statistics.median(totals.values())
+    verdict = "within" if median <= TARGET_KB * 1000 else "over"
+    print(f"\nMedian first visit: {median / 1000:.1f} KB gzipped, {verdict} the "
+          f"target of {TARGET_KB} KB")  # fmt: skip
+
+
 def main() -> None:
-    """Weigh the pages named on the command line, or a few typical ones."""
+    """Weigh every page and print the median, or each resource of the pages named."""
     from playwright.sync_api import sync_playwright
 
     if not (SITE / "index.html").exists():
         sys.exit(f"no built site at {SITE}: build it first with `nox -s docs`")
-    pages = sys.argv[1:] or PAGES
+    named = sys.argv[1:]
     server, base_url = _serve(SITE)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            totals = {page: _report(page, weigh(browser, base_url, page)) for page in pages}
+            weighed = {page: weigh(browser, base_url, page) for page in named or site_pages(SITE)}
             browser.close()
     finally:
         server.shutdown()
+    if not named:
+        _median_report(weighed)
+        return
+    totals = {page: _report(page, found) for page, found in weighed.items()}
     print("\nFirst visit, gzipped:")
     for page, total in totals.items():
         verdict = "ok" if total <= TARGET_KB * 1000 else "over"
