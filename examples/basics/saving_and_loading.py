@@ -133,7 +133,7 @@ with tempfile.TemporaryDirectory() as tmp:
 # ----------------------------------------------
 # ``torch.save`` writes a nested tensor like any other, but the default
 # ``torch.load(weights_only=True)`` now refuses it, jagged or strided: its class
-# and the function that rebuilds it are not on the allowlist. Up to 2.14 both
+# and the function that rebuilds it are not on the allowlist. In 2.14 both
 # loaded. The message names the two globals to allow: with
 # ``torch.serialization.safe_globals`` (for a file you trust) the load stays
 # ``weights_only=True`` for everything else in the file. The block prints what

@@ -292,7 +292,7 @@ print("restored state:", {key: tuple(value.shape) for key, value in state.items(
 # The optimizer's ``state_dict`` names each parameter by its position in the
 # order the optimizer was given them, so a checkpoint's moment estimates land on
 # the right tensors only if that order is the same in the next run. A ``set`` of
-# tensors has no such order: it changes from run to run. Up to 2.14 a set was
+# tensors has no such order: it changes from run to run. In 2.14 a set was
 # taken without a word; now the optimizer warns (``FutureWarning``, an error in
 # a later release). ``model.parameters()`` or a list keeps the order. The block
 # prints what this torch does; below it, what 2.14.1 printed for the same code.

@@ -96,7 +96,7 @@ except ValueError as err:
 # Given an object with the buffer protocol (``array.array``, ``bytearray``,
 # ``memoryview``) and no ``dtype=``, ``asarray`` now takes the element type from
 # the buffer's own format: ``array.array("i")`` gives ``int32`` and a
-# ``bytearray`` gives ``uint8``. Up to 2.14 it read the bytes as the default
+# ``bytearray`` gives ``uint8``. In 2.14 it read the bytes as the default
 # float dtype, so three ``int32`` ones came back as three tiny ``float32``
 # numbers with the same bits, and a buffer whose length is no multiple of four
 # bytes raised. The block prints what this torch does; below it, what 2.14.1

@@ -341,8 +341,8 @@ print(len(every), "in all; default:", torch.compiler.get_default_backend())
 # Compile a function ahead of time and run it later without compiling again. It
 # is a module now (a prototype): ``capture`` runs the function once and writes
 # its compiled code and cache to files, ``load`` reads them back in another
-# process (:ref:`pt2-whats-new-precompile` runs both, across two processes). Up
-# to 2.14 it was one callable, ``precompile(fn, *args)``, that returned the code
+# process (:ref:`pt2-whats-new-precompile` runs both, across two processes). In
+# 2.14 it was one callable, ``precompile(fn, *args)``, that returned the code
 # as a string and the cache as bytes; that call raises ``TypeError`` now. The
 # block prints what this torch has; below it, what 2.14.1 printed for the same
 # code.

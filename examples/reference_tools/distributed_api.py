@@ -477,7 +477,7 @@ if __name__ == "__main__":
 # Every rank's tensor, joined into one flat output ``world_size`` times as long.
 # It and its siblings ``reduce_scatter_tensor`` and ``gather_into_tensor`` are
 # now plain aliases of ``all_gather_single``, ``reduce_scatter_single`` and
-# ``gather_single``, kept for existing code and silent; up to 2.14 each warned
+# ``gather_single``, kept for existing code and silent; in 2.14 each warned
 # that it was deprecated (``FutureWarning``). The block calls all three in a
 # world of one process (gloo, with a store in this process's memory, so no
 # port); gloo has no ``gather_single``, which the third call shows. Below it,
@@ -717,7 +717,7 @@ else:
 # ------------------------------------------
 # ``init_process_group("nccl")`` now builds the NCCL 2 process group
 # (``ProcessGroupNCCL2``) unless ``TORCH_DIST_USE_NCCL2=0`` is set before torch
-# starts. Up to 2.14 it was the other way round: the older group, and NCCL 2
+# starts. In 2.14 it was the other way round: the older group, and NCCL 2
 # only with ``TORCH_DIST_USE_NCCL2=1``. The name ``"nccl-legacy"`` (registered
 # by both releases, checked) always builds the older one. This machine has no
 # GPU to build either, so the block prints the lines of torch's own source that
