@@ -8,7 +8,7 @@ depend on how the site is hosted. Images and fonts are counted at their
 gzipped size too, which for PNG, SVG-less WOFF2 and the like is their own.
 Run with ``python benchmarks/page_weight.py`` (``nox -s weight``) after building
 the site: it weighs every page and prints the median, the figure the target is for,
-with the lightest and heaviest pages and the files every page loads. Name pages
+with the lightest and heaviest pages and the files nearly every page loads. Name pages
 (``nox -s weight -- index.html``) to see each of their resources instead.
 """
 

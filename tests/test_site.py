@@ -288,25 +288,13 @@ def test_the_404_page_works_at_any_depth(site):
         assert target.exists() or (target / "index.html").exists(), url
 
 
-def test_a_behaviour_change_shows_both_releases_output(site):
-    # The collectives that 2.14 deprecated and 2.15 kept as aliases: the page's own run
-    # prints "no warning", the 2.14.1 version record's output the FutureWarning.
-    page = _soup(site / "gallery" / "pytorch2" / "whats_new_2_15.html")
-    label = page.find(id="pt2-whats-new-2-15-collective-aliases")
-    assert label is not None
-    entry = label.find_parent("section")  # the label is a span at the top of its section
-    own = " ".join(p.get_text() for p in entry.select("div.sphx-glr-script-out pre"))
-    recorded = entry.select("pre.torch-outputs, .torch-outputs pre")
-    assert "all_gather_into_tensor: no warning" in own
-    assert any("Under torch 2.14.1" in p.get_text() for p in entry.select("p.torch-outputs"))
-    assert recorded
-    assert "FutureWarning" in recorded[0].get_text()
-    assert "is deprecated" in recorded[0].get_text()
-
-
-# Each behaviour that changed from 2.14 to 2.15, on the page of its API: what the page's
-# own run printed, and what the 2.14.1 version record kept of the same code.
+# Each behaviour that changed from 2.14 to 2.15, on the release page and on the page of
+# its API: what the page's own run printed, and what the 2.14.1 version record kept of
+# the same code.
 _BEHAVIOUR_CHANGES = {
+    "pt2-whats-new-2-15-collective-aliases": ("pytorch2/whats_new_2_15",
+                                              "all_gather_into_tensor: no warning",
+                                              "all_gather_into_tensor: FutureWarning: `torch.distributed.all_gather_into_tensor` is deprecated"),
     "api-torch-asarray-buffer": ("reference_tensors/creation", "array     -> torch.int32",
                                  "array     -> torch.float32"),
     "pt2-optimizers-param-order": ("pytorch2/optimizers", "SGD(set): FutureWarning",
@@ -327,7 +315,7 @@ _BEHAVIOUR_CHANGES = {
 
 
 @pytest.mark.parametrize("label", _BEHAVIOUR_CHANGES)
-def test_a_behaviour_change_shows_both_releases_on_the_page_of_its_api(site, label):
+def test_a_behaviour_change_shows_both_releases_output(site, label):
     page, now, before = _BEHAVIOUR_CHANGES[label]
     entry = _soup(site / "gallery" / f"{page}.html").find(id=label).find_parent("section")
     own = "\n".join(p.get_text() for p in entry.select("div.sphx-glr-script-out pre"))
