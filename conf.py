@@ -50,6 +50,7 @@ extensions = [
     "searchentries",  # Sphinx's own search keeps every page's index entries across rebuilds
     "tablewidths",  # Summary tables state their column widths: they hold still as pages load
     "thumbnails",  # the gallery indexes load no thumbnail: their grid is hidden
+    "pageassets",  # sphinx-gallery's tag script and HTML-output styles only where used
     "feedback",  # "report a problem" on every page and entry, "suggest an entry" in search
     "usedin",  # under each reference entry the entries that call its API; the API index
 ]
@@ -105,6 +106,9 @@ sphinx_gallery_conf = {
     # one of the notebooks, as sphinx-gallery makes them.
     "download_all_examples": True,
     "remove_config_comments": True,
+    # Its stylesheets for Binder badges and pandas tables style nothing here (no page has
+    # either); the rendered-HTML one styles the tables pages print as HTML.
+    "css": ("sg_gallery", "sg_gallery-rendered-html"),
     "show_signature": False,
     # Its execution-time pages load jQuery and DataTables from CDNs; the site loads
     # nothing from outside. Each page still shows its own run time.

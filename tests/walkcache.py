@@ -13,8 +13,10 @@ a new one.
 - A page is walked again when its HTML changed, or a file its HTML names for the browser
   to load (a stylesheet, a script, an image; not the pages its ``<link rel="prev">``,
   ``"next"``, ``"index"`` or ``"search"`` name), or any file under ``_static/`` except
-  ``search-index.js``, which ``tasksearch.js`` loads only when a reader searches. The walk records what each page
-  loaded, and ``test_site_walk.py`` checks that every file is one its key covers.
+  ``search-index.js``, which ``tasksearch.js`` loads only when a reader searches (with
+  ``tasksearch-rank.js``, which the key covers like any file of ``_static/``). The walk
+  records what each page loaded, and ``test_site_walk.py`` checks that every file is one
+  its key covers.
 - Every page is walked again when the walk's inputs change: ``tools/sitewalk.py``, axe-core,
   Chromium's and Playwright's versions, the axe rules of the walk, the system's fonts.
   The walk names the inputs that changed.

@@ -5,7 +5,7 @@ printed in what the run put into it: shapes and sizes, dtypes, devices, quoted n
 file paths, addresses, a distributed rank's prefix, the module path of the exception
 class, and the traceback lines around it. :func:`normalise` drops those parts with the
 rules of ``errortext.toml``; the build writes the same rules into the search index, so
-that ``tasksearch.js`` normalises what a reader types with them too (one definition,
+that ``tasksearch-rank.js`` normalises what a reader types with them too (one definition,
 two languages).
 """
 

@@ -2,7 +2,7 @@
 
 Each section of every page becomes one search record: its page, anchor, heading, the
 first sentence of its text (the snippet a result shows) and the stemmed words of each
-of its fields, which ``_static/tasksearch.js`` ranks with BM25F (a field's words count
+of its fields, which ``_static/tasksearch-rank.js`` ranks with BM25F (a field's words count
 by the field's weight):
 
 - ``title``: the heading;
@@ -20,7 +20,7 @@ The index also carries what the browser must do the same way as the build: the s
 words, the words rewritten before stemming (``WORD_FORMS``, ``SPELLING``), the synonym
 groups of ``docs/search_synonyms.toml`` (``tasksearch_synonyms``), stemmed, and the
 rules that normalise an error message. It is written to ``_static/search-index.js``, a
-script that ``tasksearch.js`` loads only when a reader types in a search box (a script
+script that ``tasksearch.js`` loads, with the ranking, only when a reader reaches a search box (a script
 tag, so it works from ``file://`` too). The phrases also become ``index`` entries in the
 doctree, so Sphinx's own search page finds them as well.
 """
