@@ -136,6 +136,17 @@ def test_exact_api_name_puts_its_entry_first(page, base_url):
 
 @pytest.mark.site
 @pytest.mark.browser
+def test_a_question_s_common_word_costs_an_entry_less_than_its_rare_ones(page, base_url):
+    # "difference" is said on many pages, "permute" on few. The entry on permute and
+    # transpose lacks only the common word; counted word for word, the NumPy table,
+    # which holds "difference" and "transpose" but not "permute", came first.
+    query = "what is the difference between permute and transpose"
+    found = task_search(page, base_url, [query])[query]
+    assert found[0]["href"].endswith("#basics-transpose-permute"), [r["href"] for r in found]
+
+
+@pytest.mark.site
+@pytest.mark.browser
 def test_an_api_a_sentence_writes_as_code_comes_first(page, base_url):
     # Each query shares its other words with an entry about something else: a DTensor
     # linspace, the functional embedding, the recurrent layers together, contiguity in

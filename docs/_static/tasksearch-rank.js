@@ -34,10 +34,13 @@ const TaskSearchRank = (() => {
   const DESCRIBING = new Set(["title", "want", "phrases", "page", "prose", "errors"]);
   const K1 = 1.2; // how soon a word's count stops adding (BM25's usual value)
   const SYNONYM_WEIGHT = 0.5; // a synonym counts half as much as the reader's own word
-  // A short query should match all its words: an entry's score is multiplied by the
-  // share of query words it matches (in its own text: a word of its page's title alone
-  // does not count).
-  const COVERAGE_POWER = 1;
+  // A query should match all its words: an entry's score is multiplied by its coverage,
+  // the share of the query's words it holds (in its own text: a word of its page's title
+  // alone does not count). Each word counts twice over: once as one word, once by its
+  // rarity (idf), and coverage is the geometric mean of the two shares. A forum post's
+  // common words ("difference", "after", "few") then cost an entry that lacks them less
+  // than its rare ones ("nan", "permute"); counted alone, an entry holding only the
+  // common ones outranked the one holding what the reader asked about.
   // A pasted error: its printed messages weigh this much more, and an entry whose message
   // the paste contains (word pairs in order) gains up to ERROR_MATCH.
   const PASTED_ERRORS_WEIGHT = 8;
@@ -548,6 +551,11 @@ const TaskSearchRank = (() => {
       const found = index.sections.filter((s) => completes(s, q)).length;
       q.typingIdf = Math.log(1 + (n - found + 0.5) / (found + 0.5));
     }
+    // Each unit's rarity, for coverage: the mean idf of the reader's own words in it.
+    q.rarity = q.units.map(([{ stems: own }]) =>
+      own.length ? own.reduce((sum, w) => sum + q.idf(w), 0) / own.length : 0,
+    );
+    q.rarityTotal = q.rarity.reduce((a, b) => a + b, 0);
     return q;
   };
 
@@ -589,7 +597,8 @@ const TaskSearchRank = (() => {
   /** An entry's score for a prepared query; 0 when nothing matches. */
   const score = (s, q) => {
     let total = 0;
-    let matched = 0;
+    let matched = 0; // units the entry holds
+    let rare = 0; // their rarity
     q.units.forEach((alternatives, u) => {
       let best = unitScore(s, alternatives, q);
       let own = best > 0 && ownWords(s, alternatives);
@@ -600,9 +609,13 @@ const TaskSearchRank = (() => {
       }
       total += best;
       matched += own;
+      rare += own ? q.rarity[u] : 0;
     });
     if (q.pasted) total += ERROR_MATCH * errorMatch(s, q.message);
-    else if (q.units.length) total *= (matched / q.units.length) ** COVERAGE_POWER;
+    else if (q.units.length) {
+      const share = matched / q.units.length;
+      total *= q.rarityTotal ? Math.sqrt(share * (rare / q.rarityTotal)) : share;
+    }
     if (!total) return 0;
     const direction = q.phrases ? s.phrasesDirection : s.direction;
     if (q.direction && direction && opposite(q.direction, direction)) total *= 1 - DIRECTION;
