@@ -10,6 +10,7 @@ the site shows has one, rather than starting each again.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -168,6 +169,46 @@ def test_a_module_only_the_compiler_s_server_imported_is_not_there_for_a_block(f
     assert "2.0 False" in compiled.output.splitlines()
     # ... and the compiling block did fork from that server (a fresh one starts bare)
     assert f"preloaded {not fresh}" in compiled.output.splitlines()
+
+
+@pytest.mark.slow
+def test_a_server_whose_imports_poison_cuda_for_forks_is_refused(tmp_path, monkeypatch):
+    # Under torch 2.7 to 2.12, importing Inductor asks the driver for its devices, and a
+    # fork then raises "Cannot re-initialize CUDA in forked subprocess" where a reader's
+    # interpreter raises "Found no NVIDIA driver": the version records dated an entry
+    # by the compiler's server. 2.15's Inductor does not ask; torch.cuda.is_available() does.
+    import torch
+
+    from cheatsheet._blocks import _Server
+
+    if not torch.version.cuda:
+        pytest.skip("a CPU-only torch never asks a driver, so no fork is poisoned")
+    (tmp_path / "asks_the_driver.py").write_text("import torch\ntorch.cuda.is_available()\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    env = dict(os.environ)
+    with pytest.raises(RuntimeError, match="leaves forks unable to start CUDA"):
+        _Server(env, ("asks_the_driver",))
+    plain = _Server(env)  # import torch alone asks nothing: its forks start CUDA as a reader's
+    try:
+        outcome = plain.run(Block("c", CUDA_STARTS), _saved(tmp_path, CUDA_STARTS), 60)
+    finally:
+        plain.close()
+    assert outcome.ok, outcome.output
+    assert "re-initialize" not in outcome.output
+
+
+CUDA_STARTS = """import torch
+try:
+    torch.zeros(1, device="cuda")
+except (RuntimeError, AssertionError) as err:
+    print(err)
+"""
+
+
+def _saved(folder: Path, code: str) -> str:
+    path = folder / "block.py"
+    path.write_text(code, encoding="utf-8")
+    return str(path)
 
 
 @pytest.mark.parametrize(

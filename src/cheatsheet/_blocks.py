@@ -242,6 +242,9 @@ class _Server:
         started = json.loads(line)
         self.loaded: dict[str, list[str]] = started["loaded"]
         self.lazy: list[str] = started["lazy"]
+        if started["poisoned"] and preload:  # the plain server then runs its blocks
+            self.close()
+            raise RuntimeError(f"importing {', '.join(preload)} leaves forks unable to start CUDA")
 
     def run(self, block: Block, path: str, timeout: float) -> Outcome:
         self.stdin.write(json.dumps({"file": path, "timeout": timeout}) + "\n")
@@ -276,8 +279,8 @@ def _serve(
             if compiler and True not in servers:
                 try:
                     servers[True] = _Server(env, _COMPILER)
-                except RuntimeError:  # a torch whose compiler does not import here
-                    servers[True] = None
+                except RuntimeError:  # a torch whose compiler does not import here, or
+                    servers[True] = None  # whose import poisons CUDA for forks (_blockserver)
             warm = servers.get(True)
             compiler = (
                 compiler and warm is not None and fresh_reaches(block.code, warm.loaded, warm.lazy)

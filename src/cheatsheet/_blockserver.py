@@ -3,8 +3,8 @@
 :mod:`cheatsheet._blocks` starts it as ``python _blockserver.py [module ...]``, by path and
 not with ``-m``, so that nothing of the ``cheatsheet`` package (which imports parts of
 torch) is loaded into what a block starts from. It imports torch, NumPy, matplotlib and
-the modules named, writes one JSON line saying what each named module's import loaded,
-then reads one job per line on stdin, ``{"file": path, "timeout": seconds}``, and answers
+the modules named, writes one JSON line saying what each named module's import loaded
+(and whether that left its forks unable to start CUDA: :func:`forks_poisoned`), then reads one job per line on stdin, ``{"file": path, "timeout": seconds}``, and answers
 each with ``{"code": exit status or "timeout", "output": text, "seconds": float}``.
 
 Each block runs in a child made by ``multiprocessing``'s fork context: a fork sees the
@@ -43,6 +43,28 @@ def preload(names: list[str]) -> dict[str, list[str]]:
         __import__(name)
         loaded[name] = sorted(set(sys.modules) - before)
     return loaded
+
+
+def _exit_bad_fork() -> None:
+    import torch
+
+    os._exit(1 if torch.cuda._is_in_bad_fork() else 0)
+
+
+def forks_poisoned() -> bool:
+    """Whether a fork of this process finds CUDA poisoned, as a reader's interpreter never does.
+
+    torch marks a process's future forks as unable to start CUDA once it has asked the
+    driver for its devices; a child then raises "Cannot re-initialize CUDA in forked
+    subprocess" where the reader's fresh interpreter raises what the block is about. An
+    ``import torch`` does not ask, but under torch 2.7 to 2.12 importing Inductor does
+    on a machine with CUDA's libraries and no GPU (2.15 does not): the version records
+    then dated an entry by this server, not by torch.
+    """
+    child = multiprocessing.get_context("fork").Process(target=_exit_bad_fork)
+    child.start()
+    child.join()
+    return child.exitcode != 0
 
 
 def _as_a_main_process() -> None:
@@ -119,7 +141,8 @@ def main(argv: list[str]) -> None:
     import torch
 
     lazy = sorted(f"torch.{m}" for m in getattr(torch, "_lazy_modules", ()))  # imported on use
-    print(json.dumps({"loaded": preload(argv), "lazy": lazy}), flush=True)
+    loaded = preload(argv)
+    print(json.dumps({"loaded": loaded, "lazy": lazy, "poisoned": forks_poisoned()}), flush=True)
     for line in sys.stdin:
         job = json.loads(line)
         print(json.dumps(run(job["file"], job["timeout"])), flush=True)
