@@ -173,7 +173,8 @@ def _documented(app: Sphinx) -> dict[str, str]:
     """Each name PyTorch's inventory documents, and its address."""
     inventory = getattr(app.env, "intersphinx_named_inventory", {}).get("torch", {})
     return {
-        name: item[2]
+        # Sphinx 8.2 gave inventory items a `uri` and deprecated their tuple form ([2]).
+        name: item.uri if hasattr(item, "uri") else item[2]
         for kind, items in inventory.items()
         if kind.startswith("py:")
         for name, item in items.items()
