@@ -242,9 +242,13 @@ class _Server:
         started = json.loads(line)
         self.loaded: dict[str, list[str]] = started["loaded"]
         self.lazy: list[str] = started["lazy"]
-        if started["poisoned"] and preload:  # the plain server then runs its blocks
+        if started["poisoned"]:  # a compiler's server: the plain one runs its blocks
             self.close()
-            raise RuntimeError(f"importing {', '.join(preload)} leaves forks unable to start CUDA")
+            raise RuntimeError(
+                f"importing {', '.join(('torch', *preload))} leaves forks unable to start "
+                "CUDA: a block would raise 'Cannot re-initialize CUDA in forked subprocess' "
+                "where a reader's interpreter does not (run the blocks with fresh=True)"
+            )
 
     def run(self, block: Block, path: str, timeout: float) -> Outcome:
         self.stdin.write(json.dumps({"file": path, "timeout": timeout}) + "\n")

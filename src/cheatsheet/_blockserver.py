@@ -4,8 +4,9 @@
 not with ``-m``, so that nothing of the ``cheatsheet`` package (which imports parts of
 torch) is loaded into what a block starts from. It imports torch, NumPy, matplotlib and
 the modules named, writes one JSON line saying what each named module's import loaded
-(and whether that left its forks unable to start CUDA: :func:`forks_poisoned`), then reads one job per line on stdin, ``{"file": path, "timeout": seconds}``, and answers
-each with ``{"code": exit status or "timeout", "output": text, "seconds": float}``.
+(and whether the imports left its forks unable to start CUDA: :func:`forks_poisoned`),
+then reads one job per line on stdin, ``{"file": path, "timeout": seconds}``, and
+answers each with ``{"code": exit status or "timeout", "output": text, "seconds": float}``.
 
 Each block runs in a child made by ``multiprocessing``'s fork context: a fork sees the
 server's modules already imported, an empty ``__main__`` (``runpy`` makes a new one) and
