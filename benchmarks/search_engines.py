@@ -336,7 +336,8 @@ def _tasksearch(browser, base: str, site: Path, query: str, *, phrases: bool = T
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{base}/index.html")
-    totals = _count(page, site, lambda u: any(f in u for f in ("search-index", "language_data", "tasksearch-rank")))
+    loaded_on_search = ("search-index", "language_data", "tasksearch-rank")
+    totals = _count(page, site, lambda u: any(f in u for f in loaded_on_search))
     out = page.evaluate(
         "async ([q, options]) => { const t0 = performance.now();"
         " const r = await TaskSearch.search(q, 3, options);"

@@ -188,11 +188,8 @@ def test_a_server_whose_imports_poison_cuda_for_forks_is_refused(tmp_path, monke
     env = dict(os.environ)
     with pytest.raises(RuntimeError, match="leaves forks unable to start CUDA"):
         _Server(env, ("asks_the_driver",))
-    plain = _Server(env)  # import torch alone asks nothing: its forks start CUDA as a reader's
-    try:
-        outcome = plain.run(Block("c", CUDA_STARTS), _saved(tmp_path, CUDA_STARTS), 60)
-    finally:
-        plain.close()
+    # import torch alone asks nothing: a plain server's forks start CUDA as a reader's does
+    [outcome] = run_alone([Block("c", CUDA_STARTS)], jobs=1)
     assert outcome.ok, outcome.output
     assert "re-initialize" not in outcome.output
 
@@ -203,12 +200,6 @@ try:
 except (RuntimeError, AssertionError) as err:
     print(err)
 """
-
-
-def _saved(folder: Path, code: str) -> str:
-    path = folder / "block.py"
-    path.write_text(code, encoding="utf-8")
-    return str(path)
 
 
 @pytest.mark.parametrize(

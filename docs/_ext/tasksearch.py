@@ -2,8 +2,8 @@
 
 Each section of every page becomes one search record: its page, anchor, heading, the
 first sentence of its text (the snippet a result shows) and the stemmed words of each
-of its fields, which ``_static/tasksearch-rank.js`` ranks with BM25F (a field's words count
-by the field's weight):
+of its fields, which ``_static/tasksearch-rank.js`` ranks with BM25F (a field's words
+count by the field's weight):
 
 - ``title``: the heading;
 - ``want``: the "You want" cell of every table row that links to the entry, in a page's
@@ -20,8 +20,8 @@ The index also carries what the browser must do the same way as the build: the s
 words, the words rewritten before stemming (``WORD_FORMS``, ``SPELLING``), the synonym
 groups of ``docs/search_synonyms.toml`` (``tasksearch_synonyms``), stemmed, and the
 rules that normalise an error message. It is written to ``_static/search-index.js``, a
-script that ``tasksearch.js`` loads, with the ranking, only when a reader reaches a search box (a script
-tag, so it works from ``file://`` too). The phrases also become ``index`` entries in the
+script that ``tasksearch.js`` loads, with the ranking, only when a reader reaches a
+search box (a script tag, so it works from ``file://`` too). The phrases also become ``index`` entries in the
 doctree, so Sphinx's own search page finds them as well.
 """
 
