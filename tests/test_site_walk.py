@@ -1,13 +1,15 @@
 """Every page of the built site, wide and on a phone, light and dark: accessible, clean, still.
 
-One walk per viewport and colour mode (tools/sitewalk.py, which `nox -s walkperf`
-times) visits every page once and records what it finds; each test then states one
-claim about that record. axe-core (shipped by the pinned axe-playwright-python package,
-so nothing is fetched) checks each page as the reader sees it in that viewport and mode:
-with every rule in light mode, with the rules that read colours in dark mode, whose pages
-must show the same elements (checked here, page by page). A page that passed a walk
-before, with the same files, browser and walk, is judged on its remembered visit
-(walkcache.py); a clean build, a fresh clone or CHEATSHEET_EVERY_PAGE=1 walks every page.
+One walk per viewport (tools/sitewalk.py, which `nox -s walkperf` times) loads every
+page once, in light mode, checks it, picks dark mode in the theme's menu and checks it
+again, and records what it finds in each mode; each test then states one claim about
+that record, mode by mode. axe-core (shipped by the pinned axe-playwright-python
+package, so nothing is fetched) checks each page as the reader sees it in that viewport
+and mode: with every rule in light mode, with the rules that read colours in dark mode,
+whose pages must show the same elements (checked here, page by page). A page that
+passed a walk before, with the same files, browser and walk, is judged on its
+remembered visit (walkcache.py); a clean build, a fresh clone or CHEATSHEET_EVERY_PAGE=1
+walks every page.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from pathlib import Path
 
 import pytest
 from sitewalk import (
-    COLOUR_RULES,
     MAX_LAYOUT_SHIFT,
     MODES,
     VIEWPORTS,
@@ -45,34 +46,49 @@ def site_url(site: Path) -> Iterator[str]:
     server.server_close()
 
 
+# Each viewport's walk: for each mode, each page's visit. Both modes come from one walk,
+# so the first test of either mode walks the viewport and the other mode's tests reuse it.
+_WALKED: dict[str, dict[str, dict[str, Visit]]] = {}
+
+
+def _walk_viewport(
+    viewport: str, browser, site_url: str, site: Path
+) -> dict[str, dict[str, Visit]]:
+    """Walk every page in ``viewport``, in every mode, but for the visits remembered as passes.
+
+    A page is walked again, in both modes, when either mode's record does not hold it
+    (walkcache.py says when): its modes come from one load.
+    """
+    if viewport not in _WALKED:
+        paths, files = pages(site), SiteFiles(site)
+        records = {
+            mode: WalkRecord(
+                site.parent / "site-walk" / f"{viewport}-{mode}.json",
+                inputs(browser, rules_for(mode)),
+                mode,
+            )
+            for mode in MODES
+        }
+        split = {mode: record.split(paths, files) for mode, record in records.items()}
+        todo = [p for p in paths if any(p in split[mode][0] for mode in MODES)]
+        walked = walk(browser, site_url, todo, viewport) if todo else {m: {} for m in MODES}
+        found = {}
+        for mode, record in records.items():
+            record.save(walked[mode], files, paths)
+            found[mode] = {path: walked[mode].get(path) or split[mode][1][path] for path in paths}
+        _WALKED[viewport] = found
+    return _WALKED[viewport]
+
+
 @pytest.fixture(
     scope="module",
     params=[(v, m) for v in VIEWPORTS for m in MODES],
     ids=lambda combo: "-".join(combo),
 )
 def visits(request, browser, site_url, site) -> dict[str, Visit]:
-    """Visit every page in one viewport and mode; return what each one showed.
-
-    A page that passed this walk before, with the same files, browser and walk, is not
-    walked again: its remembered visit is judged instead (walkcache.py says when).
-    """
+    """What every page showed in one viewport and mode (walked now, or remembered)."""
     viewport, mode = request.param
-    paths, files = pages(site), SiteFiles(site)
-    record = WalkRecord(
-        site.parent / "site-walk" / f"{viewport}-{mode}.json",
-        inputs(browser, rules_for(mode)),
-        mode,
-    )
-    todo, reused = record.split(paths, files)
-    walked = walk(browser, site_url, todo, viewport, mode, rules=rules_for(mode)) if todo else {}
-    record.save(walked, files, paths)
-    found = {path: walked.get(path) or reused[path] for path in paths}
-    _WALKED[viewport, mode] = found
-    return found
-
-
-# Each walk's visits, for the test that compares a dark walk with the light one.
-_WALKED: dict[tuple[str, str], dict[str, Visit]] = {}
+    return _walk_viewport(viewport, browser, site_url, site)[mode]
 
 
 def _report(findings: dict[str, object]) -> str:
@@ -145,9 +161,7 @@ def test_dark_mode_shows_the_elements_light_mode_shows(visits, request, browser,
     if mode == "light":
         assert all(v.axe_rules == "all" for v in visits.values())
         return
-    light = _WALKED.get((viewport, "light")) or walk(
-        browser, site_url, pages(site), viewport, "light", rules=COLOUR_RULES
-    )
+    light = _walk_viewport(viewport, browser, site_url, site)["light"]
     differ = [page for page, v in visits.items() if v.shown != light[page].shown]
     assert not differ, (
         f"pages that show other elements in dark mode than in light mode ({viewport}): "
@@ -162,18 +176,49 @@ def test_a_dark_mode_that_hides_an_element_shows_in_the_walk(tmp_path, browser):
         "<!doctype html><html lang=en><head><title>t</title><script>"
         'document.documentElement.dataset.theme = localStorage.getItem("mode");</script>'
         "<style>html[data-theme=dark] .only-light { display: none }</style></head>"
-        '<body><main><p>text</p><a class="only-light" href="#">a link</a></main></body></html>',
+        '<body><main><p>text</p><a class="only-light" href="#">a link</a>'
+        f"{_MODE_MENU}</main></body></html>",
         encoding="utf-8",
     )
     server = serve(tmp_path)
     url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        light, dark = (walk(browser, url, ["page.html"], "wide", m)["page.html"] for m in MODES)
+        walked = walk(browser, url, ["page.html"], "wide")
     finally:
         server.shutdown()
         server.server_close()
+    light, dark = (walked[mode]["page.html"] for mode in MODES)
     assert (light.theme, dark.theme) == ("light", "dark")
     assert light.shown != dark.shown
+    assert not dark.console_errors
+
+
+# The theme's colour mode menu, as far as the walk uses it: an item that picks dark mode.
+_MODE_MENU = (
+    '<button class="theme-change-button" data-mode="dark" '
+    "onclick=\"document.documentElement.dataset.theme = 'dark'\">Dark</button>"
+)
+
+
+def test_a_page_the_walk_cannot_switch_fails_in_the_mode_it_could_not_pick(tmp_path, browser):
+    """A page without the theme's menu stays light: its dark visit reports that, and fails."""
+    (tmp_path / "404.html").write_text('<link href="/_static/x.css">', encoding="utf-8")
+    (tmp_path / "page.html").write_text(
+        "<!doctype html><html lang=en><head><title>t</title></head>"
+        "<body><main><p>text</p></main></body></html>",
+        encoding="utf-8",
+    )
+    server = serve(tmp_path)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        walked = walk(browser, url, ["page.html"], "wide")
+    finally:
+        server.shutdown()
+        server.server_close()
+    dark = walked["dark"]["page.html"]
+    assert dark.theme != "dark"
+    assert any("could not switch" in error for error in dark.console_errors)
+    assert not any("could not switch" in e for e in walked["light"]["page.html"].console_errors)
 
 
 def _stalling_site(tmp_path: Path, stalls: int):
@@ -202,12 +247,12 @@ def test_a_load_left_hanging_is_tried_again_in_a_fresh_tab(tmp_path, browser):
     server, release = _stalling_site(tmp_path, stalls=1)
     url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        visit = walk(browser, url, ["page.html"], "wide", "light", load_timeout_ms=3000)
+        visit = walk(browser, url, ["page.html"], "wide", ("light",), load_timeout_ms=3000)
     finally:
         release.set()
         server.shutdown()
         server.server_close()
-    page = visit["page.html"]
+    page = visit["light"]["page.html"]
     assert page.stalled == [f"load 1: {url}/slow.css"]
     assert "/slow.css" in page.loaded  # the second try loaded the page, and checked it
     assert page.shown
@@ -219,7 +264,7 @@ def test_a_page_that_hangs_at_every_try_fails_the_walk_naming_what_it_waited_for
     url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
         with pytest.raises(PageLoadError, match=r"page\.html did not reach its load event") as e:
-            walk(browser, url, ["page.html"], "wide", "light", load_timeout_ms=3000)
+            walk(browser, url, ["page.html"], "wide", ("light",), load_timeout_ms=3000)
     finally:
         release.set()
         server.shutdown()

@@ -1,14 +1,13 @@
 """Which pages passed the browser walk, and with what files: a pass holds until they change.
 
-Each of the four walks (wide and phone, light and dark) took 97 to 158 s of a 767 s
-test run on the 2-core machine (nothing else running, no page changed, every block
-reused, every page walked): the longest part of the tests that a contributor waited
-for after changing one page. A walk's findings about a page depend on what the browser
-was given and how it looked: the page's HTML, the files it loads (the site's static
-files, the images it shows), the browser, axe-core and the walk's own code. This file
-remembers each page that passed a walk, by those, the way ``blockcache.py`` remembers a
-block by its code and inputs; the tests then judge the remembered visit as they judge
-a new one.
+The walks (wide and phone, each page in light and dark) are the longest part of the
+tests that a contributor waits for after changing one page: 306 s with every page
+walked, on the 2-core machine with nothing else running (`nox -s walkperf`). A walk's
+findings about a page depend on what the browser was given and how it looked: the
+page's HTML, the files it loads (the site's static files, the images it shows), the
+browser, axe-core and the walk's own code. This file remembers each page that passed a
+walk, by those, the way ``blockcache.py`` remembers a block by its code and inputs; the
+tests then judge the remembered visit as they judge a new one.
 
 - A page is walked again when its HTML changed, or a file its HTML names for the browser
   to load (a stylesheet, a script, an image; not the pages its ``<link rel="prev">``,

@@ -1,19 +1,20 @@
 """Walk every page of the built site in Chromium: the machinery of the site walk test and of its benchmark.
 
-``walk()`` visits every page in one viewport and colour mode and records, for each,
-what ``tests/test_site_walk.py`` makes claims about: axe-core's serious and critical
-violations, console errors, failed requests, sideways scroll, and how far the page
-shifted its layout while it loaded. ``benchmarks/site_walk.py`` (``nox -s walkperf``)
-walks the site in each viewport and mode and prints where the time went: loading
-pages, injecting axe-core, settling and running the checks.
+``walk()`` visits every page in one viewport, in each colour mode, and records, for
+each, what ``tests/test_site_walk.py`` makes claims about: axe-core's serious and
+critical violations, console errors, failed requests, sideways scroll, and how far the
+page shifted its layout while it loaded. ``benchmarks/site_walk.py`` (``nox -s
+walkperf``) walks the site in each viewport and prints where the time went in each
+mode: loading pages, injecting axe-core, settling and running the checks.
 
 Where the time goes, and why the walk is shaped the way it is:
 
 - axe-core is most of it, and it runs in the page's renderer. Its colour-contrast rule
   took about two thirds, most of that on the thousands of token spans of the code
-  blocks; those colours are measured once, by their own test, and axe leaves them out. Several tabs of one browser context each have a renderer of
-  their own, so the walk keeps a few pages in flight: while one tab runs axe, the
-  next loads. A browser context is made once per viewport and mode, not per page.
+  blocks; those colours are measured once, by their own test, and axe leaves them out.
+  The walk keeps a few pages in flight, each in a tab of a browser context of its own
+  (tabs of one context share a renderer, and its one thread): while one tab runs axe,
+  another runs it too, or loads. The contexts are made once per walk, not per page.
 - A colour mode changes colours, not what a page shows: this site's dark mode and the
   theme's set colours and a filter on plots. So the light walks run every axe rule and
   the dark walks only the rules that read colours (``COLOUR_RULES``): the others would
@@ -21,6 +22,14 @@ Where the time goes, and why the walk is shaped the way it is:
   walk records which elements each page shows, and the tests check that the dark walk
   saw what the light one did, page by page; a dark mode that shows something else
   fails there.
+- For the same reason a page loads once per viewport, not once per mode. It loads in
+  the first mode of the walk (light), as a reader who chose that mode on an earlier visit
+  sees it, and after its checks the walk picks the next mode in the theme's own menu, as
+  a reader does, and checks the page again: the load, the injection of axe-core and the
+  wait for the page's scripts happen once for both modes. A visit in a later mode reports
+  what happened since its mode was picked (console errors, requests, the files loaded
+  for it, added to those of the load) and every layout shift of the page, the load's and
+  the switch's.
 - Nothing intercepts requests (a Playwright route turns Chromium's cache off, and every
   page would fetch the theme's styles and scripts again); Chromium itself blocks what is
   outside the site, and any request that leaves it is reported all the same.
@@ -58,9 +67,11 @@ MODES = ("light", "dark")
 SERIOUS = {"serious", "critical"}
 # Folders of the built site that hold files pages use, not pages.
 NOT_PAGES = {"_static", "_sources", "_downloads", "_images"}
-# Pages in flight at once, each in a tab of its own. Measured on two cores: two tabs
-# take about 0.6 of the time one does, and a third gains nothing more.
-TABS = 2
+# Pages in flight at once, each in a tab of a browser context of its own: tabs of one
+# context share a renderer process, whose one thread ran their axe-core one after the
+# other. Measured on two cores (`nox -s walkperf -- --only wide`, both modes, nothing
+# else running): 207 s with two tabs in one context, 172 s in two, 158 s with three.
+TABS = 3
 # Lighthouse's desktop network: a page arrives in pieces, as it does for a reader.
 NETWORK = {"offline": False, "latency": 40, "downloadThroughput": 10 * 1024 * 1024 / 8,
            "uploadThroughput": 10 * 1024 * 1024 / 8}  # fmt: skip
@@ -84,6 +95,15 @@ SETTLE_MS = 250
 
 # Before any script of the page: the reader chose this mode on an earlier visit.
 CHOOSE_MODE = """localStorage.setItem("mode", "{mode}"); localStorage.setItem("theme", "{mode}");"""
+
+# A mode picked in the theme's menu, as a reader picks it, on a page already loaded.
+_PICK_MODE = """(mode) => {
+  const item = document.querySelector(`.theme-change-button[data-mode="${mode}"]`);
+  if (!item) return "no item of the theme's colour mode menu picks " + mode;
+  item.click();
+  const root = document.documentElement;
+  return root.dataset.theme === mode ? "" : `picking ${mode} left the page in ${root.dataset.theme}`;
+}"""
 
 # Started once the page has loaded; the walk collects its promise later, so the tab works
 # while the walk loads the next page in another tab.
@@ -302,23 +322,25 @@ def axe_script() -> str:
 
 
 class _Tab:
-    """A tab of the walk: the page it is on, and what that page has shown so far."""
+    """A tab of the walk: the page it is on, the mode it is checking, what each mode showed."""
 
     def __init__(
         self,
         context,
         base_url: str,
         axe: str,
-        rules: tuple[str, ...] | None,
+        modes: tuple[str, ...],
         *,
         load_timeout_ms: int = LOAD_TIMEOUT_MS,
     ) -> None:
         self.context = context
         self.base_url = base_url
         self.axe = axe
-        self.rules = list(rules) if rules else None
+        self.modes = modes
         self.load_timeout_ms = load_timeout_ms
         self.visit = Visit(page="")
+        self.visits: dict[str, Visit] = {}
+        self.mode = self.emulated = modes[0]
         self.started = 0.0
         self.page = self._open()
 
@@ -355,6 +377,7 @@ class _Tab:
         on("request", self._on_request)
         on("response", self._on_response)
         on("requestfailed", lambda r: self.visit.failed_requests.append(f"{r.failure} {r.url}"))
+        self.emulated = self.modes[0]  # the colour scheme the page reports to CSS: the context's
         return page
 
     def _on_console(self, message) -> None:
@@ -383,6 +406,10 @@ class _Tab:
         """
         from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+        self.visits, self.mode = {}, self.modes[0]
+        if self.emulated != self.mode:  # the last page was left in a later mode
+            self.page.emulate_media(color_scheme=self.mode)
+            self.emulated = self.mode
         stalled: list[str] = []
         for attempt in range(1, LOAD_ATTEMPTS + 1):
             self.visit = Visit(page=path, stalled=list(stalled))
@@ -405,23 +432,46 @@ class _Tab:
                 self.page = self._open()
         loaded = time.perf_counter()
         self.page.evaluate(self.axe)
-        self.started = time.perf_counter()
-        self.page.evaluate(_CHECK, [SETTLE_MS, self.rules])
+        self._check()
         self.visit.load_s, self.visit.inject_s = loaded - start, self.started - loaded
 
-    def finish(self) -> Visit:
-        """Wait for the checks of the page this tab is on; return what it showed."""
+    def _check(self) -> None:
+        """Start the checks of the page in the current mode; they run while the walk goes on."""
+        self.started = time.perf_counter()
+        self.page.evaluate(_CHECK, [SETTLE_MS, rules_for(self.mode)])
+
+    def finish(self) -> bool:
+        """Wait for the checks in the current mode; pick the next mode, or say the page is done.
+
+        Returns True when the page has been checked in every mode of the walk (its
+        visits are in ``visits``), False when the checks in the next mode have started.
+        """
         found = self.page.evaluate("window.__cheatsheetWalk")
         visit = self.visit
+        rules = rules_for(self.mode)
         visit.check_s = time.perf_counter() - self.started
         visit.axe_s = found["axeMs"] / 1000
         visit.theme = found["theme"]
         visit.shown = found["shown"]
-        visit.axe_rules = ", ".join(self.rules) if self.rules else "all"
+        visit.axe_rules = ", ".join(rules) if rules else "all"
         visit.scroll_width, visit.client_width, visit.article_overflow = found["widths"]
         visit.shifts = [Shift(**shift) for shift in found["shifts"]]
         visit.axe = [v for v in found["violations"] if v["impact"] in SERIOUS]
-        return visit
+        self.visits[self.mode] = visit
+        following = self.modes[len(self.visits) :]
+        if not following:
+            return True
+        # The next mode, picked on the page as it is: what happens from here is its visit's,
+        # besides the files the load brought, which its page uses in this mode too.
+        self.mode = following[0]
+        self.visit = Visit(page=visit.page, loaded=list(visit.loaded), stalled=list(visit.stalled))
+        self.page.emulate_media(color_scheme=self.mode)
+        self.emulated = self.mode
+        problem = self.page.evaluate(_PICK_MODE, self.mode)
+        if problem:
+            self.visit.console_errors.append(f"the walk could not switch the page: {problem}")
+        self._check()
+        return False
 
 
 def walk(
@@ -429,13 +479,15 @@ def walk(
     base_url: str,
     paths: list[str],
     viewport: str,
-    mode: str,
+    modes: tuple[str, ...] = MODES,
     *,
     tabs: int = TABS,
-    rules: tuple[str, ...] | None = None,
     load_timeout_ms: int = LOAD_TIMEOUT_MS,
-) -> dict[str, Visit]:
-    """Visit every page of ``paths`` in one viewport and colour mode; return what each showed.
+) -> dict[str, dict[str, Visit]]:
+    """Visit every page of ``paths`` in one viewport, in each colour mode; return what each showed.
+
+    Each page loads once, in the first of ``modes``; the walk then picks each later mode
+    in the theme's menu and checks the page again (the module's docstring says why).
 
     Parameters
     ----------
@@ -447,47 +499,59 @@ def walk(
         The pages to visit, relative to ``base_url``.
     viewport : str
         A key of ``VIEWPORTS``.
-    mode : str
-        ``"light"`` or ``"dark"``: the colour scheme the browser prefers, and the
-        mode the site's switcher remembers.
+    modes : tuple of str
+        The colour modes, ``"light"`` or ``"dark"``, in the order each page shows them.
+        :func:`rules_for` says which axe rules run in each.
     tabs : int
         Pages in flight at once.
-    rules : tuple of str, optional
-        The axe rules to run; every rule when not given. :func:`rules_for` says which
-        rules a walk in each mode runs.
     load_timeout_ms : int
         How long one try of a page's load may take (``_Tab.start``).
+
+    Returns
+    -------
+    dict
+        For each mode, each page's :class:`Visit`: ``walk(...)["dark"]["index.html"]``.
 
     Raises
     ------
     PageLoadError
         When a page does not load in any of its tries.
     """
-    context = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=mode)
-    context.add_init_script(script=CHOOSE_MODE.format(mode=mode))
+    if not modes or set(modes) - set(MODES):
+        raise ValueError(f"modes must be some of {MODES}, got {modes!r}")
+    contexts = []
+    for _ in range(max(1, tabs)):
+        contexts.append(browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=modes[0]))
+        contexts[-1].add_init_script(script=CHOOSE_MODE.format(mode=modes[0]))
     axe = axe_script()
     idle = [
-        _Tab(context, base_url, axe, rules, load_timeout_ms=load_timeout_ms)
-        for _ in range(max(1, tabs))
+        _Tab(context, base_url, axe, modes, load_timeout_ms=load_timeout_ms) for context in contexts
     ]
     in_flight: deque[_Tab] = deque()
-    visits: dict[str, Visit] = {}
+    visits: dict[str, dict[str, Visit]] = {mode: {} for mode in modes}
+
+    def collect(tab: _Tab) -> None:
+        """Take the oldest checks in flight; a tab whose page is done is free again."""
+        if tab.finish():
+            for mode, visit in tab.visits.items():
+                visits[mode][visit.page] = visit
+            idle.append(tab)
+        else:
+            in_flight.append(tab)
+
     try:
         for path in paths:
-            if not idle:
-                tab = in_flight.popleft()
-                visit = tab.finish()
-                visits[visit.page] = visit
-                idle.append(tab)
+            while not idle:
+                collect(in_flight.popleft())
             tab = idle.pop()
             tab.start(path)
             in_flight.append(tab)
         while in_flight:
-            visit = in_flight.popleft().finish()
-            visits[visit.page] = visit
+            collect(in_flight.popleft())
     finally:
-        context.close()
-    return {path: visits[path] for path in paths}
+        for context in contexts:
+            context.close()
+    return {mode: {path: found[path] for path in paths} for mode, found in visits.items()}
 
 
 def rules_for(mode: str) -> tuple[str, ...] | None:
