@@ -517,8 +517,8 @@ def walk(
     PageLoadError
         When a page does not load in any of its tries.
     """
-    if not modes or set(modes) - set(MODES):
-        raise ValueError(f"modes must be some of {MODES}, got {modes!r}")
+    if not modes or set(modes) - set(MODES) or len(set(modes)) < len(modes):
+        raise ValueError(f"modes must be some of {MODES}, each once, got {modes!r}")
     contexts = []
     for _ in range(max(1, tabs)):
         contexts.append(browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=modes[0]))
