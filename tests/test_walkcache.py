@@ -251,3 +251,29 @@ def test_the_summary_names_a_page_that_loaded_only_at_its_second_try(tmp_path):
     line = last_run_line(tmp_path / "walk", since=started)
     assert "index.html loaded again after: load 1: http://127.0.0.1:1/_static/a.css" in line
     assert "gallery/page.html loaded again" not in line
+
+
+def _with_commit(commit: str, words: str = "text") -> str:
+    # As the layout and feedback.py write a page: the commit in the meta and in a link.
+    return (
+        '<meta name="cheatsheet-feedback" content="https://example.org/issues/new" '
+        f'data-torch="2.15.0" data-machine="m" data-commit="{commit}"/>'
+        f'<p>{words}</p><a href="https://example.org/issues/new?body=Commit%3A+{commit}%0A">'
+        "Report a problem</a>"
+    )
+
+
+def test_a_page_s_key_leaves_out_the_commit_it_was_built_from_and_nothing_else(tmp_path):
+    site = _site(tmp_path)
+    page = site / "gallery" / "other.html"
+    keys = {}
+    for name, text in {
+        "clean": _with_commit("a" * 40),
+        "dirty": _with_commit("a" * 40 + "-dirty"),
+        "next commit": _with_commit("b" * 40),
+        "new words": _with_commit("b" * 40, words="other text"),
+    }.items():
+        page.write_text(text, encoding="utf-8")
+        keys[name] = SiteFiles(site).key("gallery/other.html")
+    assert keys["clean"] == keys["dirty"] == keys["next commit"]
+    assert keys["new words"] != keys["next commit"]

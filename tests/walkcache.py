@@ -16,6 +16,12 @@ tests then judge the remembered visit as they judge a new one.
   ``tasksearch-rank.js``, which the key covers like any file of ``_static/``). The walk
   records what each page loaded, and ``test_site_walk.py`` checks that every file is one
   its key covers.
+- A page's HTML counts without the commit the build was made from. Every page carries
+  it, in the feedback links' addresses and in the ``<meta name="cheatsheet-feedback">``
+  that "suggest an entry" reads (``docs/_ext/feedback.py``), so every commit, and the
+  first edit after one (``-dirty``), changed every page and walked all of them again.
+  The browser renders neither an address nor a meta tag, so what the walk finds does
+  not depend on it.
 - Every page is walked again when the walk's inputs change: ``tools/sitewalk.py``, axe-core,
   Chromium's and Playwright's versions, the axe rules of the walk, the system's fonts.
   The walk names the inputs that changed.
@@ -36,6 +42,7 @@ import importlib.metadata
 import json
 import os
 import posixpath
+import re
 import time
 from collections.abc import Iterable
 from html.parser import HTMLParser
@@ -119,6 +126,20 @@ class _Loads(HTMLParser):
     handle_startendtag = handle_starttag
 
 
+# The build's commit, as the layout writes it for "suggest an entry" (docs/_templates/layout.html).
+_COMMIT = re.compile(rb'<meta name="cheatsheet-feedback"[^>]*?\sdata-commit="([^"]+)"')
+
+
+def without_commit(html: bytes) -> bytes:
+    """``html`` with the build's commit, wherever it appears, replaced by a placeholder.
+
+    The commit is read from the page's own feedback ``<meta>``; a page without one is
+    returned as it is.
+    """
+    found = _COMMIT.search(html)
+    return html.replace(found.group(1), b"<commit>") if found else html
+
+
 class SiteFiles:
     """The files of a built site each page's walk depends on, and their digest.
 
@@ -146,7 +167,13 @@ class SiteFiles:
     def _digest(self, path: str) -> str:
         if path not in self._digests:
             file = self.site / path
-            self._digests[path] = _sha256(file.read_bytes()) if file.is_file() else "missing"
+            if not file.is_file():
+                self._digests[path] = "missing"
+            else:
+                data = file.read_bytes()
+                self._digests[path] = _sha256(
+                    without_commit(data) if path.endswith(".html") else data
+                )
         return self._digests[path]
 
     def site_path(self, url: str, page: str = "") -> str | None:
