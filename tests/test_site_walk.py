@@ -169,30 +169,6 @@ def test_dark_mode_shows_the_elements_light_mode_shows(visits, request, browser,
     )
 
 
-def test_a_dark_mode_that_hides_an_element_shows_in_the_walk(tmp_path, browser):
-    """The comparison above can fail: a page whose dark mode hides a link walks differently."""
-    (tmp_path / "404.html").write_text('<link href="/_static/x.css">', encoding="utf-8")
-    (tmp_path / "page.html").write_text(
-        "<!doctype html><html lang=en><head><title>t</title><script>"
-        'document.documentElement.dataset.theme = localStorage.getItem("mode");</script>'
-        "<style>html[data-theme=dark] .only-light { display: none }</style></head>"
-        '<body><main><p>text</p><a class="only-light" href="#">a link</a>'
-        f"{_MODE_MENU}</main></body></html>",
-        encoding="utf-8",
-    )
-    server = serve(tmp_path)
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        walked = walk(browser, url, ["page.html"], "wide")
-    finally:
-        server.shutdown()
-        server.server_close()
-    light, dark = (walked[mode]["page.html"] for mode in MODES)
-    assert (light.theme, dark.theme) == ("light", "dark")
-    assert light.shown != dark.shown
-    assert not dark.console_errors
-
-
 # The theme's colour mode menu, as far as the walk uses it: an item that picks dark mode.
 _MODE_MENU = (
     '<button class="theme-change-button" data-mode="dark" '
@@ -200,25 +176,49 @@ _MODE_MENU = (
 )
 
 
-def test_a_page_the_walk_cannot_switch_fails_in_the_mode_it_could_not_pick(tmp_path, browser):
-    """A page without the theme's menu stays light: its dark visit reports that, and fails."""
+def _walk_one_page(tmp_path: Path, browser, page: str) -> tuple[Visit, Visit]:
+    """Serve a site of one page, ``page``'s HTML, walk it wide; return its light and dark visits."""
     (tmp_path / "404.html").write_text('<link href="/_static/x.css">', encoding="utf-8")
-    (tmp_path / "page.html").write_text(
-        "<!doctype html><html lang=en><head><title>t</title></head>"
-        "<body><main><p>text</p></main></body></html>",
-        encoding="utf-8",
-    )
+    (tmp_path / "page.html").write_text(page, encoding="utf-8")
     server = serve(tmp_path)
-    url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        walked = walk(browser, url, ["page.html"], "wide")
+        walked = walk(
+            browser, f"http://127.0.0.1:{server.server_address[1]}", ["page.html"], "wide"
+        )
     finally:
         server.shutdown()
         server.server_close()
-    dark = walked["dark"]["page.html"]
+    light, dark = (walked[mode]["page.html"] for mode in MODES)
+    return light, dark
+
+
+def test_a_dark_mode_that_hides_an_element_shows_in_the_walk(tmp_path, browser):
+    """The comparison above can fail: a page whose dark mode hides a link walks differently."""
+    light, dark = _walk_one_page(
+        tmp_path,
+        browser,
+        "<!doctype html><html lang=en><head><title>t</title><script>"
+        'document.documentElement.dataset.theme = localStorage.getItem("mode");</script>'
+        "<style>html[data-theme=dark] .only-light { display: none }</style></head>"
+        '<body><main><p>text</p><a class="only-light" href="#">a link</a>'
+        f"{_MODE_MENU}</main></body></html>",
+    )
+    assert (light.theme, dark.theme) == ("light", "dark")
+    assert light.shown != dark.shown
+    assert not dark.console_errors
+
+
+def test_a_page_the_walk_cannot_switch_fails_in_the_mode_it_could_not_pick(tmp_path, browser):
+    """A page without the theme's menu stays light: its dark visit reports that, and fails."""
+    light, dark = _walk_one_page(
+        tmp_path,
+        browser,
+        "<!doctype html><html lang=en><head><title>t</title></head>"
+        "<body><main><p>text</p></main></body></html>",
+    )
     assert dark.theme != "dark"
     assert any("could not switch" in error for error in dark.console_errors)
-    assert not any("could not switch" in e for e in walked["light"]["page.html"].console_errors)
+    assert not any("could not switch" in error for error in light.console_errors)
 
 
 def _stalling_site(tmp_path: Path, stalls: int):
