@@ -5,16 +5,15 @@ nox makes every environment, with uv where it is installed and venv otherwise
 torch share one, ``.nox/site``, which the ``site`` session makes and each of them
 requires: torch's CUDA wheel is 3 GB, so it is installed once, not once per verb.
 nox's Python has neither torch nor the package: what this file loads of the project
-(``_variables.py``, ``shards.py``) needs the standard library alone.
+(``_variables.py``, ``shards.py``, ``tools/installs.py``: what an environment installs
+beyond a list of requirements) needs the standard library and nox alone.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
 import importlib.util
 import json
-import re
 import shutil
 import sys
 from collections.abc import Callable, Iterable
@@ -23,7 +22,9 @@ from pathlib import Path
 import nox
 
 ROOT = Path(__file__).parent
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+sys.path[:0] = [str(ROOT / "docs" / "_ext"), str(ROOT / "tools")]
+import installs  # tools/: pins, pip's caps, a torch installed by someone else, older torches
+
 import shards  # docs/_ext: the plan, the collection and the merge
 
 _spec = importlib.util.spec_from_file_location("_variables", ROOT / "src/cheatsheet/_variables.py")
@@ -34,8 +35,7 @@ _spec.loader.exec_module(_variables)  # in sys.modules first: dataclasses looks 
 
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 WORKFLOW = ROOT / ".github" / "workflows" / "site.yml"
-CONSTRAINTS_FILE = ROOT / "constraints.txt"  # every session installs these pins
-CONSTRAINTS = ("-c", str(CONSTRAINTS_FILE))
+CONSTRAINTS = ("-c", str(installs.CONSTRAINTS_FILE))  # every session installs these pins
 # The site's one sphinx-build command: strict (-W, --keep-going, -n), and doctrees
 # outside the site folder, whose pickles a reader's browser never needs. Keep it a
 # literal tuple: tests and benchmarks read it from here without importing nox
@@ -47,9 +47,6 @@ GALLERY = ROOT / "docs" / "gallery"
 SHARDS = BUILD.parent / "shards"  # _build/shards/<K>/: what shard K ran, to merge
 SITE_GROUPS = ("docs", "test", "docs-live", "bench")
 INSTALLED_TORCH = "--installed-torch"
-OPTIONAL_FOR_TORCH: dict[str, list[str]] = PYPROJECT["tool"]["cheatsheet"]["optional-for-torch"]
-OPTIONAL_PACKAGES = ("torchao", "onnx", "onnxscript", "onnxruntime")
-ERA_PACKAGES = ("protobuf", "onnx-ir")
 
 nox.needs_version = ">=2024.10"
 # uv reads no pip configuration, so a machine whose pip caps torch below the pin still
@@ -65,92 +62,12 @@ def _deps(*groups: str) -> list[str]:
     )
 
 
-def _pinned(name: str) -> str:
-    """Return the version constraints.txt pins for ``name``."""
-    for line in CONSTRAINTS_FILE.read_text().splitlines():
-        if _name(line) == name:
-            return line.split("==")[1].strip()
-    raise LookupError(f"{name} is not pinned in {CONSTRAINTS_FILE.name}")
-
-
-def _name(requirement: str) -> str:
-    """Return the distribution name of ``requirement`` ("torchao>=0.18" -> "torchao")."""
-    return re.split(r"[\s<>=!~;\[(]", requirement, maxsplit=1)[0].lower().replace("_", "-")
-
-
-def _constraints_without(names: set[str], path: Path) -> Path:
-    """Write the pins of constraints.txt minus torch and ``names`` to ``path``."""
-    kept = [line for line in CONSTRAINTS_FILE.read_text().splitlines()
-            if line.startswith("#") or _name(line) not in names | {"torch"}]  # fmt: skip
-    path.write_text("\n".join(kept) + "\n")
-    return path
-
-
-def _minor(version: str) -> str:
-    return ".".join(version.split("+")[0].split(".")[:2])
-
-
-def _era_packages(torch_version: str) -> tuple[str, ...]:
-    """Return the optional packages of ``torch_version``'s time (none for the pinned release)."""
-    if _minor(torch_version) == _minor(_pinned("torch")):
-        return ()
-    return tuple(OPTIONAL_FOR_TORCH.get(_minor(torch_version), ()))
-
-
-def _pip_caps(config: str, pinned: str) -> list[str]:
-    """Return the lines (``file: line``) of pip's constraint files that exclude torch ``pinned``.
-
-    ``config`` is what ``pip config list`` printed (``PIP_CONSTRAINT`` shows there as
-    ``:env:.constraint``). pip itself names no file when a constraint refuses a package.
-    """
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    named = [p for m in re.finditer(r"constraint='([^']*)'", config) for p in m.group(1).split()]
-    caps = []
-    for path in filter(Path.is_file, map(Path, dict.fromkeys(named))):
-        for line in path.read_text().splitlines():
-            with contextlib.suppress(InvalidRequirement):
-                requirement = Requirement(line.split("#")[0].strip())
-                if requirement.name == "torch" and pinned not in requirement.specifier:
-                    caps.append(f"{path}: {line.strip()}")
-    return caps
-
-
 def _installed_torch(session: nox.Session) -> str | None:
     """Return the Python that ``--installed-torch[=PYTHON]`` names among the arguments, if given."""
     for arg in session.posargs:
         if arg == INSTALLED_TORCH or arg.startswith(INSTALLED_TORCH + "="):
             return arg.partition("=")[2] or sys.executable
     return None
-
-
-def _beside_installed_torch(session: nox.Session, python: str) -> None:
-    """Install what the site needs into ``python``'s own environment, beside its torch.
-
-    nox cannot: a venv made from ``python`` would not see the packages of the venv or
-    conda environment it belongs to (a CUDA, ROCm or Apple torch).
-    """
-    listing = ("import importlib.metadata as m, json; print(json.dumps({d.metadata['Name']"
-               ".lower().replace('_', '-'): d.version for d in m.distributions()}))")  # fmt: skip
-    before = json.loads(session.run(python, "-c", listing, external=True, silent=True))
-    if "torch" not in before:
-        session.error(f"{python} has no torch; install one there, or leave out {INSTALLED_TORCH}")
-    era = _era_packages(before["torch"])  # torchao 0.18 does not import under torch 2.4
-    theirs = {_name(r) for r in era}
-    pins = _constraints_without(set(before) | theirs, Path(session.create_tmp()) / "pins.txt")
-    pip = (python, "-m", "pip", "install", "--quiet", "-c", str(pins))
-    deps = [d for d in _deps(*SITE_GROUPS) if _name(d) not in theirs]
-    session.run_install(*pip, "-e", str(ROOT), *deps, external=True)
-    if era:
-        try:
-            session.run_install(*pip, *era, external=True)
-        except nox.command.CommandFailed:
-            session.warn(f"could not install {' '.join(era)} beside torch {before['torch']}: "
-                         "the entries that need them skip, saying so")  # fmt: skip
-    after = json.loads(session.run(python, "-c", listing, external=True, silent=True))
-    if after["torch"] != before["torch"]:
-        session.error(f"pip changed {python}'s torch ({before['torch']}); reinstall it")
-    session.log(f"Building with the installed torch {before['torch']} of {python}")
 
 
 @nox.session(default=False)
@@ -160,22 +77,14 @@ def site(session: nox.Session) -> None:
     With ``-- --installed-torch[=PYTHON]``, install into PYTHON's environment instead.
     """
     if python := _installed_torch(session):
-        return _beside_installed_torch(session, python)
-    if session.venv_backend != "uv":
-        config = session.run("python", "-m", "pip", "config", "list", silent=True,
-                             success_codes=[0, 1]) or ""  # fmt: skip
-        if caps := _pip_caps(str(config), _pinned("torch")):
-            session.error(
-                f"pip is configured to refuse the pinned torch {_pinned('torch')}: "
-                f"{'; '.join(caps)}. Use uv (python -m pip install uv; it reads no pip "
-                "configuration), or lift the cap as that file says; `pip config debug` "
-                "lists the files pip reads."
-            )
+        return installs.install_beside(session, python, _deps(*SITE_GROUPS))
+    if session.venv_backend != "uv":  # uv reads no pip configuration
+        installs.stop_if_pip_refuses_the_pin(session)
     # A CPU-only machine can skip the CUDA wheel's 3 GB: PyTorch's CPU index serves the
     # same release (torch==X+cpu satisfies the pin torch==X). The workflow's CPU jobs ask.
     if index := _variables.read("CHEATSHEET_TORCH_INDEX"):
         try:
-            session.install("--index-url", index, f"torch=={_pinned('torch')}")
+            session.install("--index-url", index, f"torch=={installs.pinned('torch')}")
         except nox.command.CommandFailed:
             session.warn(f"torch could not come from {index}: it comes from the default index")
     session.install(*CONSTRAINTS, "-e", ".", *_deps(*SITE_GROUPS))
@@ -369,45 +278,27 @@ def wheels(session: nox.Session) -> None:
         session.error("name the folder: nox -s wheels -- wheels/")
     folder, *options = session.posargs
     Path(folder).mkdir(parents=True, exist_ok=True)
-    pins = _constraints_without(set(), Path(folder) / "constraints-without-torch.txt")
+    pins = installs.constraints_without((), Path(folder) / "constraints-without-torch.txt")
     session.run(sys.executable, "-m", "pip", "download", "--quiet", "-d", folder, "-c", str(pins),
                 "numpy", "matplotlib", *_deps(*SITE_GROUPS), *options, external=True)  # fmt: skip
     session.log(f"Wheels in {folder}. On the target: PIP_NO_INDEX=1 PIP_FIND_LINKS={folder} "
                 "nox -s docs -- --installed-torch")  # fmt: skip
 
 
-OLDEST_TORCH = next(d for d in PYPROJECT["project"]["dependencies"] if d.startswith("torch>="))
-OLDEST_TORCH = OLDEST_TORCH.split(">=")[1]
+OLDEST_TORCH = next(d.removeprefix("torch>=") for d in PYPROJECT["project"]["dependencies"]
+                    if d.startswith("torch>="))  # fmt: skip
 
 
-def _under_torch(session: nox.Session, requirement: str, *args: str) -> None:
-    """Install ``requirement`` (a torch release) and what fits it; record what the pages do."""
-    # The pinned torch's CUDA stack (nvidia-*, cuda-*, triton) is not an older torch's,
-    # older releases pin their own sympy (2.5 and 2.6: sympy==1.13.1), and 2.15 pins
-    # setuptools where 2.11 and 2.12 want setuptools<82.
-    theirs = {n for n in map(_name, CONSTRAINTS_FILE.read_text().splitlines())
-              if n.startswith(("nvidia-", "cuda-"))}  # fmt: skip
-    theirs |= {"triton", "setuptools", "sympy", "mpmath", *OPTIONAL_PACKAGES, *ERA_PACKAGES}
-    pins = ("-c", str(_constraints_without(theirs, Path(session.create_tmp()) / "pins.txt")))
-    session.install(*pins, requirement, "-e", ".", *_deps("versions"))
-    minor = _minor(re.sub(r"^torch[~=]=", "", requirement))
-    if minor == _minor(_pinned("torch")):
-        optional = [f"{n}=={_pinned(n)}" for n in OPTIONAL_PACKAGES + ERA_PACKAGES]
-    else:
-        optional = OPTIONAL_FOR_TORCH.get(minor, [])
-    if optional:
-        try:
-            session.install(*pins, requirement, *optional)
-        except nox.command.CommandFailed:
-            session.warn(f"could not install {' '.join(optional)} beside {requirement}: "
-                         "the entries that need them are not measured under it")  # fmt: skip
+def _versions(session: nox.Session, *args: str) -> None:
+    """Run every page's blocks under the torch just installed; record what runs (results/)."""
     session.run("python", "tools/torch_versions.py", "results", *args, env={"MPLBACKEND": "agg"})
 
 
 @nox.session(name="oldest-torch")
 def oldest_torch(session: nox.Session) -> None:
     """Run every page's blocks under the oldest torch pyproject.toml allows; record what runs."""
-    _under_torch(session, f"torch~={OLDEST_TORCH}.0", *session.posargs)
+    installs.install_older_torch(session, f"torch~={OLDEST_TORCH}.0", _deps("versions"))
+    _versions(session, *session.posargs)
 
 
 # A fresh environment for every release: two releases' CUDA stacks do not mix (after
@@ -421,7 +312,8 @@ def torch_version(session: nox.Session) -> None:
     # Every machine's records of the oldest release: pages may have been measured on several.
     if not (oldest := sorted(ROOT.glob(f"results/*-torch-{OLDEST_TORCH}.*"))):
         session.error(f"no records of torch {OLDEST_TORCH} in results/: run nox -s oldest-torch")
-    _under_torch(session, f"torch=={version}", *pages, "--retry-from", *map(str, oldest))
+    installs.install_older_torch(session, f"torch=={version}", _deps("versions"))
+    _versions(session, *pages, "--retry-from", *map(str, oldest))
 
 
 @nox.session(venv_backend="none", requires=["site"])

@@ -1,4 +1,4 @@
-"""noxfile.py: what the shared environment installs, and the verbs run by nox itself."""
+"""noxfile.py and tools/installs.py: what the environments install, and the verbs run by nox."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import installs
 import nox
 import noxfile
 import pytest
@@ -57,7 +58,7 @@ def test_the_site_environment_gets_the_project_and_every_pin(monkeypatch):
 def test_an_index_asked_for_gives_the_pinned_torch_first(monkeypatch):
     index = "https://download.pytorch.org/whl/cpu"
     torch, rest = _site(_Session(), monkeypatch, index).installed
-    assert torch == ("--index-url", index, f"torch=={noxfile._pinned('torch')}")
+    assert torch == ("--index-url", index, f"torch=={installs.pinned('torch')}")
     assert "+" not in torch[-1]  # no local label: the CPU build (X+cpu) satisfies the pin
     assert rest[:2] == ("-c", str(noxfile.ROOT / "constraints.txt"))
 
@@ -87,20 +88,20 @@ def test_pip_configured_to_cap_torch_below_the_pin_stops_naming_the_cap(monkeypa
 
 
 def test_a_pip_constraint_the_pin_satisfies_does_not_stop_pip(monkeypatch, tmp_path):
-    config = _cap_file(tmp_path, f"torch>={noxfile._pinned('torch')}")
+    config = _cap_file(tmp_path, f"torch>={installs.pinned('torch')}")
     assert _site(_Session("venv", config), monkeypatch).installed
-    assert noxfile._pip_caps("global.constraint='/no/such/file'", "2.15.0") == []
+    assert installs.pip_caps("global.constraint='/no/such/file'", "2.15.0") == []
 
 
 def test_an_older_installed_torch_gets_the_optional_packages_of_its_time():
-    pinned = noxfile._pinned("torch")
-    assert noxfile._era_packages(pinned + "+cu130") == ()  # constraints.txt has them
-    era = noxfile._era_packages("2.4.1+cu121")
-    assert list(era) == noxfile.OPTIONAL_FOR_TORCH["2.4"]
+    pinned = installs.pinned("torch")
+    assert installs.era_packages(pinned + "+cu130") == ()  # constraints.txt has them
+    era = installs.era_packages("2.4.1+cu121")
+    assert list(era) == installs.OPTIONAL_FOR_TORCH["2.4"]
     assert "torchao==0.4.0" in era
-    assert noxfile._era_packages("2.99.0") == ()  # a release the table does not know
-    assert {noxfile._name(r) for r in era} >= set(noxfile.OPTIONAL_PACKAGES)
-    assert noxfile._name("onnx_ir>=0.1 ; python_version>'3'") == "onnx-ir"
+    assert installs.era_packages("2.99.0") == ()  # a release the table does not know
+    assert {installs.name(r) for r in era} >= set(installs.OPTIONAL_PACKAGES)
+    assert installs.name("onnx_ir>=0.1 ; python_version>'3'") == "onnx-ir"
 
 
 def _nox(
