@@ -21,6 +21,7 @@ class _Session:
         self.warned: list[str] = []
         self.posargs: list[str] = []
         self.venv_backend, self.pip_config, self.refuse = venv_backend, pip_config, refuse
+        self.tmp = ""  # a test that installs an older torch sets a folder
 
     def install(self, *args: str, **kwargs: object) -> None:
         if self.refuse and self.refuse in args:
@@ -33,6 +34,9 @@ class _Session:
 
     def warn(self, message: str) -> None:
         self.warned.append(message)
+
+    def create_tmp(self) -> str:
+        return self.tmp
 
     def error(self, message: str) -> None:
         raise RuntimeError(message)
@@ -102,6 +106,36 @@ def test_an_older_installed_torch_gets_the_optional_packages_of_its_time():
     assert installs.era_packages("2.99.0") == ()  # a release the table does not know
     assert {installs.name(r) for r in era} >= set(installs.OPTIONAL_PACKAGES)
     assert installs.name("onnx_ir>=0.1 ; python_version>'3'") == "onnx-ir"
+
+
+def _older_torch(tmp_path: Path, requirement: str, refuse: str = "") -> tuple[_Session, set[str]]:
+    session = _Session(refuse=refuse)
+    session.tmp = str(tmp_path)
+    installs.install_older_torch(session, requirement, ["jsonschema>=4.18"])
+    kept = {installs.name(line) for line in (tmp_path / "pins.txt").read_text().splitlines()
+            if line and not line.startswith("#")}  # fmt: skip
+    return session, kept
+
+
+def test_an_older_torch_installs_without_the_pinned_torch_s_own_stack(tmp_path):
+    session, kept = _older_torch(tmp_path, "torch==2.8.0")
+    first, optional = session.installed
+    assert first == ("-c", str(tmp_path / "pins.txt"), "torch==2.8.0", "-e", str(installs.ROOT),
+                     "jsonschema>=4.18")  # fmt: skip
+    assert optional[2:] == ("torch==2.8.0", *installs.OPTIONAL_FOR_TORCH["2.8"])
+    # torch, its CUDA stack, triton and sympy are the older release's own; the rest stay pinned
+    assert not {n for n in kept if n.startswith(("nvidia-", "cuda-"))}
+    assert not kept & {"torch", "triton", "sympy", "setuptools", *installs.OPTIONAL_PACKAGES}
+    assert {"sphinx", "numpy"} <= kept
+
+
+def test_the_pinned_release_gets_the_pinned_optional_packages_and_a_refusal_only_warns(tmp_path):
+    pinned = installs.pinned("torch")
+    session, _ = _older_torch(tmp_path, f"torch=={pinned}")
+    assert f"torchao=={installs.pinned('torchao')}" in session.installed[1]
+    session, _ = _older_torch(tmp_path, "torch==2.4.1", refuse="torchao==0.4.0")
+    assert len(session.installed) == 1  # the torch and the project, not the refused extras
+    assert "torchao==0.4.0" in session.warned[0]
 
 
 def _nox(
