@@ -608,9 +608,16 @@ if __name__ == "__main__":
 #
 # Older scripts write ``--nproc_per_node``; both spellings are accepted, and
 # ``python -m torch.distributed.run`` is the same program as ``torchrun``.
-# Decorate the script's entry point with ``record``: when a rank crashes,
-# ``torchrun``'s failure summary then shows that rank's traceback, not only its
-# exit code. Outside ``torchrun`` the decorator just calls the function.
+# When a rank crashes, ``torchrun`` ends by raising
+# ``torch.distributed.elastic.multiprocessing.errors.ChildFailedError`` with a
+# summary: the first rank that failed (``Root Cause``) and its exit code. The
+# rank's own traceback is printed above it; decorate the script's entry point
+# with ``record`` and the summary holds that traceback too, where its
+# ``traceback :`` line otherwise only points to the docs. A negative exit code is
+# the signal that ended the rank: -9 (SIGKILL) with no traceback is what the
+# kernel's out-of-memory killer leaves, and -15 (SIGTERM) on the other ranks is
+# ``torchrun`` stopping them once one failed. Outside ``torchrun`` the decorator
+# just calls the function.
 #
 # On one machine, ``torchrun --nproc-per-node=2`` (like ``--standalone``) picks
 # two free ports and listens on them on every interface for the whole run: the
