@@ -353,6 +353,22 @@ def test_a_record_filed_under_another_machine_is_refused(tmp_path):
     assert len(machines.load_records(tmp_path / "results")) == 1
 
 
+def test_the_records_of_one_page_are_that_page_s_and_every_file_is_still_checked(tmp_path):
+    import machines
+
+    record = json.loads(json.dumps(_record([])))
+    _filed(tmp_path / "results", record)
+    _filed(tmp_path / "results", {**record, "page": "pytorch2/flex_attention"})
+    found = machines.load_records(tmp_path / "results", page="pytorch2/sdpa")
+    assert [(r["page"], r["_path"]) for r in found] == [
+        ("pytorch2/sdpa", "results/amd-epyc-9454-2c/pytorch2/sdpa.json")
+    ]
+    assert machines.load_records(tmp_path / "results", page="pytorch2/devices") == []
+    spoiled = _filed(tmp_path / "results", {**record, "page": "pytorch2/devices", "date": 7})
+    with pytest.raises(records.RecordError, match=re.escape(str(spoiled))):
+        machines.load_records(tmp_path / "results", page="pytorch2/sdpa")
+
+
 def test_filing_a_merge_of_two_machines_keeps_each_under_its_own(tmp_path):
     other = {**MACHINE, "cpu": "Intel(R) Xeon(R) Platinum 8480+", "logical_cores": 16}
     built, results = tmp_path / "_records", tmp_path / "results"
