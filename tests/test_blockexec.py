@@ -148,3 +148,54 @@ def test_every_interface_accepted_on_purpose_runs_the_block(monkeypatch, capsys)
     monkeypatch.setenv("CHEATSHEET_TORCHRUN_ANY_INTERFACE", "1")
     blockexec.run_torchrun_block("# torchrun --nproc-per-node=1 hello.py\nprint('hello')\n")
     assert capsys.readouterr().out.splitlines() == ["[rank0]: hello"]
+
+
+OWN = "import subprocess\nimport sys\n\nsubprocess.run([sys.executable, '-c', 'print(1)'])\n"
+
+
+def test_a_block_that_starts_a_python_runs_alone_unless_it_draws_or_is_for_torchrun():
+    own = _executed(Block("code", "\n" + OWN, 7))
+    assert own.content == f"__import__('blockexec').run_block_alone({OWN!r}, 'page.py:7')\n"
+    cold = "from cheatsheet import startup_cost\nstartup_cost('import torch', 'torch.ones(1)')\n"
+    assert "run_block_alone" in _executed(Block("code", cold, 1)).content
+    draws = Block("code", OWN + "import matplotlib.pyplot as plt\nplt.plot([1, 2])\n", 3)
+    assert _executed(draws) is draws  # its figure is the page's
+    script = _executed(Block("code", MARKED + "import sys\nprint(sys.executable)\n", 1))
+    assert "run_torchrun_block" in script.content
+
+
+QUIET = "W1207 22:50:52.654000 2019 torch/utils/cpp_extension.py:183] [0/0] No CUDA runtime"
+
+
+def test_a_block_run_alone_shows_what_it_printed_and_notes_what_it_measured(capsys):
+    from cheatsheet import _records as records
+    from cheatsheet._blocks import script_digest
+
+    code = (
+        "import sys\n\nfrom cheatsheet import benchmark\n\n"
+        f"print('shown')\nprint('and this', file=sys.stderr, flush=True)\nprint({QUIET!r})\n"
+        "benchmark(sum, range(10), budget_s=0.01, min_runs=3)\n"
+    )
+    records.take()
+    blockexec.run_block_alone(code, "page.py:3")
+    # In the order printed, less what a page's process quiets (pagestate.QUIET_LOGGERS).
+    assert capsys.readouterr().out == "shown\nand this\n"
+    measured, block = records.take()
+    assert measured["kind"] == "measurement"
+    assert len(measured["times_s"]) >= 3
+    assert measured["median_s"] > 0
+    assert block["kind"] == "block"
+    assert block["sha256"] == script_digest(code)
+
+
+def test_a_block_that_fails_alone_fails_its_page_with_the_traceback():
+    with pytest.raises(RuntimeError, match=r"page.py:9: the block failed") as info:
+        blockexec.run_block_alone("import sys\nprint(sys.executable_typo)\n", "page.py:9")
+    assert "AttributeError: module 'sys' has no attribute 'executable_typo'" in str(info.value)
+
+
+def test_a_warning_a_block_run_alone_prints_fails_it():
+    code = "import sys\nimport warnings\n\nwarnings.warn('planted')\n"
+    with pytest.raises(RuntimeError, match=r"page.py:1: the block printed a warning") as info:
+        blockexec.run_block_alone(code, "page.py:1")
+    assert "UserWarning: planted" in str(info.value)
