@@ -5,9 +5,7 @@ under its name and started with that command from a shell with nothing of this
 repository, as a reader starts it. The build already runs each such script exactly so
 (``blockexec``, through ``cheatsheet._blocks.run_script``) and its page's record names it
 by digest: that run is the script's run alone, and this test checks that every script
-the site shows has one, rather than starting each again. So it is for a block that
-starts Pythons of its own (``blockexec.runs_alone_in_the_build``): the build runs it
-alone, as this test runs a block, and its page's record names it.
+the site shows has one, rather than starting each again.
 """
 
 from __future__ import annotations
@@ -54,26 +52,12 @@ def _is_script(block: Block) -> bool:
     return marked_launch(block.code) is not None
 
 
-def _ran_in_the_build(block: Block, site: Path, kind: str) -> bool:
-    """Whether the record of the block's page names it among the ``kind`` the build ran alone."""
-    import json
-
-    from cheatsheet._blocks import script_digest
-
-    # "gallery/pytorch2/dtensor.html block 3" -> the record of pytorch2/dtensor
-    page = block.origin.split(" block ")[0].removeprefix("gallery/").removesuffix(".html")
-    record = site / "_records" / f"{page}.json"
-    ran = json.loads(record.read_text()).get(kind, []) if record.exists() else []
-    return script_digest(block.code) in {r["sha256"] for r in ran}
-
-
 @pytest.mark.site
 @pytest.mark.slow
 def test_every_code_block_of_the_site_runs_alone(blocks, site, inputs_now):
     # A block that passed alone before, with the same code and inputs, is not run again
-    # (blockcache.py says what counts; a clean build or CHEATSHEET_EVERY_BLOCK=1 runs all),
-    # nor one the build ran alone (a test below checks that it ran each one it should).
-    plain = [b for b in blocks if not _is_script(b) and not _ran_in_the_build(b, site, "blocks")]
+    # (blockcache.py says what counts; a clean build or CHEATSHEET_EVERY_BLOCK=1 runs all).
+    plain = [b for b in blocks if not _is_script(b)]
     record = PassRecord(site.parent / "blocks-alone.json", inputs_now)
     to_run, _ = record.split(plain)
     outcomes = run_alone(to_run)
@@ -87,20 +71,21 @@ def test_every_code_block_of_the_site_runs_alone(blocks, site, inputs_now):
 
 @pytest.mark.site
 def test_every_script_for_torchrun_ran_from_a_reader_s_shell_in_the_build(blocks, site):
+    import json
+
+    from cheatsheet._blocks import script_digest
+
     scripts = [b for b in blocks if _is_script(b)]
     assert len(scripts) > 20, "the distributed pages show their scripts for torchrun"
-    missing = [b.origin for b in scripts if not _ran_in_the_build(b, site, "scripts")]
+    missing = []
+    for block in scripts:
+        # "gallery/pytorch2/dtensor.html block 3" -> the record of pytorch2/dtensor
+        page = block.origin.split(" block ")[0].removeprefix("gallery/").removesuffix(".html")
+        record = site / "_records" / f"{page}.json"
+        ran = json.loads(record.read_text())["scripts"] if record.exists() else []
+        if script_digest(block.code) not in {r["sha256"] for r in ran}:
+            missing.append(block.origin)
     assert not missing, f"scripts the build did not run as shown, from a reader's shell: {missing}"
-
-
-@pytest.mark.site
-def test_every_block_that_starts_a_python_ran_alone_in_the_build(blocks, site):
-    from blockexec import runs_alone_in_the_build
-
-    own = [b for b in blocks if runs_alone_in_the_build(b.code)]
-    assert len(own) > 10, "the compile and error pages time and show Pythons of their own"
-    missing = [b.origin for b in own if not _ran_in_the_build(b, site, "blocks")]
-    assert not missing, f"blocks the build should have run alone and did not: {missing}"
 
 
 @pytest.mark.site

@@ -1,4 +1,4 @@
-"""How each code block of a page runs: in the page's process, alone in one of its own, or under torchrun.
+"""How each code block of a page runs: in the page's process, or as a script under torchrun.
 
 sphinx-gallery runs every block of a page in the build's own process and has no hook
 for one block. This module wraps its ``gen_rst.execute_code_block`` so that a *policy*
@@ -13,19 +13,6 @@ no policy claims runs as sphinx-gallery runs it.
   prefixed ``[rankN]:`` by torchrun (``--tee 3``). A failing rank fails the page with
   its traceback, and a Python warning a rank prints fails it too, as a warning of the
   page's own code does. The page's record notes each script that ran.
-- :func:`own_python_policy`: a block that starts Pythons of its own (``startup_cost``,
-  ``sys.executable``: a cold compile timed in fresh processes, an error shown as a
-  script prints it) runs alone, in a process of its own forked from the block server,
-  exactly as the blocks test runs a block (``cheatsheet._blocks.run_alone``). Its cost
-  is in the Pythons it starts, the same wherever it runs; run alone, that run is also
-  the one a reader's pasted block makes, and the page's record notes it by digest, so
-  the blocks test takes it instead of starting those Pythons again (about 550 of the
-  site's 1,270 block-seconds there). The page shows what the block printed, to stdout
-  and stderr in the order it printed them, as it shows a block's own, less the log
-  records a page's process quiets (``pagestate.QUIET_LOGGERS``); a failure or a Python
-  warning fails the page, with the block's output. What the block measured
-  (``compare``, ``benchmark``) comes back into the page's record, in order. A block
-  that draws runs in the page: its figures are the page's.
 """
 
 from __future__ import annotations
@@ -120,64 +107,8 @@ def run_torchrun_block(code: str) -> None:
     print(result.by_rank())
 
 
-# A block that starts a Python of its own, and one that draws (its figures stay the page's).
-_OWN_PYTHON = re.compile(r"\bstartup_cost\(|\bsys\.executable\b")
-_DRAWS = re.compile(r"\bmatplotlib\b|\bplt\.")
-# "/path/to/block_0.py:12: UserWarning: message", as Python prints a warning.
-_WARNING = re.compile(r"^\S.*:\d+: \w*Warning: .*$", re.MULTILINE)
-
-
-def runs_alone_in_the_build(code: str) -> bool:
-    """Whether the build runs the block ``code`` (as the page shows it) alone: see above."""
-    from cheatsheet._torchrun import marked_launch
-
-    return bool(_OWN_PYTHON.search(code) and not _DRAWS.search(code) and not marked_launch(code))
-
-
-def own_python_policy(block: Any, script_vars: dict[str, Any]) -> str | None:
-    """Run a block that starts Pythons of its own alone, as the blocks test runs it."""
-    from sphinx_gallery.py_source_parser import remove_config_comments, remove_ignore_blocks
-
-    shown = remove_config_comments(remove_ignore_blocks(block.content)).strip() + "\n"
-    if not runs_alone_in_the_build(shown):
-        return None
-    origin = f"{script_vars['src_file']}:{block.lineno}"
-    return f"__import__('blockexec').run_block_alone({shown!r}, {origin!r})\n"
-
-
-def run_block_alone(code: str, origin: str) -> None:
-    """Run ``code`` alone as the blocks test does, print its output, note it for the record.
-
-    Raises
-    ------
-    RuntimeError
-        If the block fails (its output and traceback follow), or prints a Python
-        warning while warnings fail pages.
-    """
-    import pagestate
-    from cheatsheet import _records as records
-    from cheatsheet._blocks import Block, run_alone, script_digest
-
-    (done,) = run_alone([Block(origin, code)], jobs=1)
-    if not done.ok:
-        raise RuntimeError(
-            f"{origin}: the block failed, run alone as a reader runs it:\n{done.output}"
-        )
-    output = pagestate.without_quiet_logs(done.output)
-    warned = _WARNING.findall(output)
-    if warned and pagestate.warnings_fail_pages:
-        raise RuntimeError(
-            f"{origin}: the block printed a warning; avoid it or catch it and print what "
-            "the reader should see:\n" + "\n".join(warned)
-        )
-    for note in done.notes:
-        records.note(note["kind"], {k: v for k, v in note.items() if k != "kind"})
-    records.note("block", {"sha256": script_digest(code), "seconds": round(done.seconds, 3)})
-    print(output, end="")
-
-
 #: Tried in order for every code block; the lead's policies go here too.
-POLICIES: list[Policy] = [torchrun_policy, own_python_policy]
+POLICIES: list[Policy] = [torchrun_policy]
 
 
 def _policy_runs(original: Callable[..., str]) -> Callable[..., str]:

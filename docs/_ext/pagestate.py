@@ -27,7 +27,6 @@ from __future__ import annotations
 import logging as pylogging
 import os
 import random
-import re
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -39,13 +38,6 @@ from pagerecords import keep_record
 #: with an older one; ``since.py`` decides) that release's own deprecation warnings are
 #: a fact about it, not a fault of the page: they are printed in the build's log.
 warnings_fail_pages = True
-
-#: Loggers whose records below ERROR are facts about the build machine, not the page's:
-#: a CUDA build of torch on a machine without a GPU (this site's pinned wheel on a CPU
-#: build machine) logs "No CUDA runtime is found, using CUDA_HOME=..." at every C++
-#: compile. A page's process quiets them; a block the build runs alone in a process of
-#: its own leaves their records out of what the page shows (:func:`without_quiet_logs`).
-QUIET_LOGGERS = ("torch.utils.cpp_extension",)
 
 
 @dataclass(frozen=True)
@@ -110,8 +102,10 @@ def reset_state(gallery_conf: dict[str, Any], fname: str | None, when: str) -> N
         random.seed(0)
         np.random.seed(0)
         torch.manual_seed(0)
-        for name in QUIET_LOGGERS:
-            pylogging.getLogger(name).setLevel(pylogging.ERROR)
+        # A CUDA build of torch on a machine without a GPU (this site's pinned wheel on
+        # a CPU build machine) logs "No CUDA runtime is found, using CUDA_HOME=..." at
+        # every C++ compile: a fact about the build machine, not about the page.
+        pylogging.getLogger("torch.utils.cpp_extension").setLevel(pylogging.ERROR)
         if warnings_fail_pages:
             _raise_shown_warnings()
     elif _start is not None:
@@ -126,14 +120,3 @@ def _raise_shown_warnings() -> None:
         f if f[0] == "ignore" else ("error", *f[1:]) for f in warnings.filters
     ]
     warnings.simplefilter("error", append=True)  # also tells warnings the filters changed
-
-
-def without_quiet_logs(output: str) -> str:
-    """Return a process's ``output`` without the records of :data:`QUIET_LOGGERS` below ERROR.
-
-    Records as torch formats them: ``W1207 22:50:52.654000 2019
-    torch/utils/cpp_extension.py:183] [0/0] No CUDA runtime is found, ...``.
-    """
-    paths = "|".join(re.escape(name.replace(".", "/")) for name in QUIET_LOGGERS)
-    record = re.compile(rf"^[DIW]\d{{4}} [\d:.]+ \d+ \S*(?:{paths})\.py:\d+\] .*\n?", re.MULTILINE)
-    return record.sub("", output)

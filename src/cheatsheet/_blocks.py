@@ -42,7 +42,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from cheatsheet import _torchrun as torchrun
@@ -97,18 +97,12 @@ class Block:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What running one block alone did: whether it ended well, what it printed, how long.
-
-    ``notes`` are what it noted for a page's record (``cheatsheet._records.note``: what
-    ``compare`` and ``benchmark`` measured); they come back from the block server's runs
-    only, not from ``fresh`` or torchrun runs.
-    """
+    """What running one block alone did: whether it ended well, what it printed, how long."""
 
     block: Block
     ok: bool
     output: str
     seconds: float
-    notes: tuple[dict[str, Any], ...] = ()
 
 
 def gallery_blocks(path: str | os.PathLike[str]) -> list[Block]:
@@ -266,7 +260,7 @@ class _Server:
             output += f"\ntimed out after {timeout:.0f} s"
         elif result["code"] < 0:  # no traceback: say what ended it
             output += f"\nkilled by {signal.Signals(-result['code']).name}"
-        return Outcome(block, ok, output, result["seconds"], tuple(result["notes"]))
+        return Outcome(block, ok, output, result["seconds"])
 
     def close(self) -> None:
         self.stdin.close()

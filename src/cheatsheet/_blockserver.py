@@ -6,10 +6,7 @@ torch) is loaded into what a block starts from. It imports torch, NumPy, matplot
 the modules named, writes one JSON line saying what each named module's import loaded
 (and whether the imports left its forks unable to start CUDA: :func:`forks_poisoned`),
 then reads one job per line on stdin, ``{"file": path, "timeout": seconds}``, and
-answers each with ``{"code": exit status or "timeout", "output": text, "seconds": float,
-"notes": [...]}``. ``notes`` are the results the block noted for a page's record
-(``cheatsheet._records``: what ``compare`` and ``benchmark`` measured), which the build
-files under the page of a block it runs alone (``docs/_ext/blockexec.py``).
+answers each with ``{"code": exit status or "timeout", "output": text, "seconds": float}``.
 
 Each block runs in a child made by ``multiprocessing``'s fork context: a fork sees the
 server's modules already imported, an empty ``__main__`` (``runpy`` makes a new one) and
@@ -81,10 +78,7 @@ def _as_a_main_process() -> None:
 
 
 def _run_block(file: str, out: str) -> None:
-    """Run the script ``file`` as ``__main__``, its output to the file ``out``; never returns.
-
-    What the block noted for a page's record is written as JSON to ``file + ".notes.json"``.
-    """
+    """Run the script ``file`` as ``__main__``, its output to the file ``out``; never returns."""
     os.setsid()
     fd = os.open(out, os.O_WRONLY)
     os.dup2(fd, 1)
@@ -107,10 +101,6 @@ def _run_block(file: str, out: str) -> None:
     except BaseException:  # noqa: BLE001 - printed as the interpreter prints it
         traceback.print_exc()
         code = 1
-    records = sys.modules.get("cheatsheet._records")  # imported by the block, if it measured
-    if records is not None and (notes := records.take()):
-        with open(file + ".notes.json", "w", encoding="utf-8") as f:
-            json.dump(notes, f)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # no atexit of the server's, as the fork's own exit would run
@@ -142,12 +132,7 @@ def run(file: str, timeout: float) -> dict[str, object]:
     with open(out, errors="replace") as f:
         text = f.read()
     os.unlink(out)
-    notes = []
-    with contextlib.suppress(FileNotFoundError):  # nothing noted
-        with open(file + ".notes.json", encoding="utf-8") as f:
-            notes = json.load(f)
-        os.unlink(file + ".notes.json")
-    return {"code": code, "output": text, "seconds": seconds, "notes": notes}
+    return {"code": code, "output": text, "seconds": seconds}
 
 
 def main(argv: list[str]) -> None:

@@ -29,8 +29,8 @@ _notes: list[dict[str, Any]] = []
 def note(kind: str, data: dict[str, Any]) -> None:
     """Keep one result for the record.
 
-    ``kind`` is ``"comparison"``, ``"measurement"``, ``"script"`` (a script for torchrun
-    that ran as a reader runs it) or ``"block"`` (a code block the build ran alone).
+    ``kind`` is ``"comparison"``, ``"measurement"`` or ``"script"`` (a script for torchrun
+    that ran as a reader runs it).
     """
     _notes.append({"kind": kind, **data})
 
@@ -88,7 +88,7 @@ def page_record(
         The repository commit and the UTC date (ISO) of the run.
     """
     seen: dict[str, int] = {}
-    comparisons, measurements, scripts, blocks = [], [], [], []
+    comparisons, measurements, scripts = [], [], []
     for n in notes:
         data = {k: v for k, v in n.items() if k != "kind"}
         if n["kind"] == "comparison":
@@ -96,8 +96,6 @@ def page_record(
             comparisons.append({"key": comparison_key(labels, seen), **data})
         elif n["kind"] == "script":
             scripts.append(data)
-        elif n["kind"] == "block":
-            blocks.append(data)
         else:
             measurements.append(data)
     return {
@@ -111,7 +109,6 @@ def page_record(
         "comparisons": comparisons,
         "measurements": measurements,
         **({"scripts": scripts} if scripts else {}),
-        **({"blocks": blocks} if blocks else {}),
     }
 
 
