@@ -614,8 +614,8 @@ if __name__ == "__main__":
 # rank's own traceback is printed above it; decorate the script's entry point
 # with ``record`` and the summary holds that traceback too, where its
 # ``traceback :`` line otherwise only points to the docs. A negative exit code is
-# the signal that ended the rank: -9 (SIGKILL) with no traceback is what the
-# kernel's out-of-memory killer leaves, and -15 (SIGTERM) on the other ranks is
+# the signal that ended the rank: -9 (SIGKILL) with no traceback is most often
+# the kernel's out-of-memory killer, and -15 (SIGTERM) on the other ranks is
 # ``torchrun`` stopping them once one failed. Outside ``torchrun`` the decorator
 # just calls the function.
 #
