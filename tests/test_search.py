@@ -164,6 +164,58 @@ def test_an_api_a_sentence_writes_as_code_comes_first(page, base_url):
 
 @pytest.mark.site
 @pytest.mark.browser
+def test_a_name_written_as_code_finds_the_entry_whose_heading_names_it_among_other_words(
+    page, base_url
+):
+    # Neither heading is an API's name ("Stop tracking: detach", "zero_grad and the
+    # optimizer's state"); before, the entries on copies and on the training step, which
+    # share the other words, came first.
+    queries = {
+        "what does x.detach() return": {"basics-detach"},
+        "where to put zero_grad() in the loop": {"pt2-optimizers-state", "basics-zero-grad"},
+    }
+    found = task_search(page, base_url, list(queries))
+    firsts = {q: found[q][0]["href"].partition("#")[2] for q in queries}
+    assert all(firsts[q] in anchors for q, anchors in queries.items()), firsts
+
+
+@pytest.mark.site
+@pytest.mark.browser
+def test_words_beside_the_point_cost_the_answer_less_than_the_question_s_words(page, base_url):
+    # "explained", "simply", "my", "training": an entry holding one of them beside one of
+    # the reader's words came first while coverage counted at full strength.
+    queries = {
+        "cat vs stack explained simply": "basics-cat-stack",
+        "torch.compile to speed up my training": "pt2-compile-essentials-module",
+    }
+    found = task_search(page, base_url, list(queries))
+    firsts = {q: found[q][0]["href"].partition("#")[2] for q in queries}
+    assert firsts == queries
+
+
+@pytest.mark.site
+@pytest.mark.browser
+def test_the_field_s_other_words_for_a_thing_find_it(page, base_url):
+    # docs/search_synonyms.toml: "derivative" and "wrt" are the gradient and "with respect
+    # to", "L2 regularization" is weight decay, a first epoch is a first call, a single
+    # image is a batch of one. Without the groups the first two were not in the first
+    # three, and the last two came second.
+    in_top_3 = {
+        "derivative of loss wrt input image": "basics-input-gradient",
+        "L2 regularization with adam": "basics-optimizers",
+    }
+    first = {
+        "why is the first epoch so slow with torch.compile": "pt2-compile-in-practice-cost",
+        "predict on a single image": "basics-predict",
+    }
+    found = task_search(page, base_url, [*in_top_3, *first])
+    ranks = {q: [r["href"].partition("#")[2] for r in found[q]] for q in found}
+    assert all(in_top_3[q] in ranks[q][:3] for q in in_top_3), ranks
+    assert {q: ranks[q][0] for q in first} == first, ranks
+
+
+@pytest.mark.site
+@pytest.mark.browser
 def test_a_word_being_typed_counts_as_much_for_a_common_completion_as_for_a_rare_one(
     page, base_url
 ):

@@ -23,6 +23,7 @@ HELDOUT = ROOT / "tests" / "search_heldout.toml"
 TITLES = ROOT / "tests" / "search_titles.toml"
 QUESTIONS = ROOT / "tests" / "search_questions.toml"
 SEARCH_TERMS = ROOT / "docs" / "search_terms.toml"
+DEV = ROOT / "tools" / "search_dev.toml"  # readers' own words, tuned on
 SETS = [HELDOUT, TITLES, QUESTIONS]
 
 KINDS = {"task", "error", "api"}
@@ -105,11 +106,13 @@ def _normal(text: str) -> str:
 
 
 def _tuning_texts() -> set[str]:
-    """What the ranking was tuned on: docs/search_terms.toml and tools/searchsets.py."""
+    """What the ranking was tuned on: docs/search_terms.toml, tools/searchsets.py and
+    tools/search_dev.toml."""
     with SEARCH_TERMS.open("rb") as f:
         phrases = {p for entry in tomllib.load(f)["entry"] for p in entry.get("phrases", [])}
     keys = set(searchsets.QUERIES) | set(searchsets.ASKED)
-    return {_normal(t) for t in phrases | keys}
+    dev = {q["text"] for q in _queries(DEV)}
+    return {_normal(t) for t in phrases | keys | dev}
 
 
 def test_no_held_out_query_is_a_copy_of_a_tuning_query():
@@ -119,3 +122,16 @@ def test_no_held_out_query_is_a_copy_of_a_tuning_query():
         q["text"] for path in SETS for q in _queries(path) if _normal(q["text"]) in tuning
     )
     assert copies == [], f"held-out queries the ranking was tuned on: {copies}"
+
+
+def test_the_development_set_is_readers_words_with_sources_and_none_is_held_out():
+    # tools/search_dev.toml is what the ranking is tuned on: well formed like the held-out
+    # sets, and no question of it comes from a page a held-out query came from.
+    dev = _queries(DEV)
+    defined = _defined_labels()
+    assert len(dev) >= 50
+    assert {q["kind"] for q in dev} == KINDS
+    assert all(re.match(r"^https?://\S+$", q.get("source", "")) for q in dev)
+    assert all(q["answers"] and set(q["answers"]) <= defined for q in dev)
+    held_out = {q["source"] for path in SETS for q in _queries(path) if "source" in q}
+    assert sorted({q["source"] for q in dev} & held_out) == []

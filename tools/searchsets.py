@@ -8,6 +8,10 @@ or ``("page.html", "words of its heading")`` where the page's headings are still
 ``tests/test_search.py`` holds the site's search to both in Chromium, and
 ``benchmarks/search_engines.py`` runs ``QUERIES`` against Sphinx's own search and
 Pagefind, beside the held-out sets (``tests/search_*.toml``), which nothing is tuned on.
+``tools/search_dev.toml`` holds readers' own questions, with their sources, that the
+ranking's weights and ``docs/search_synonyms.toml`` were tuned on (``--heldout
+tools/search_dev.toml`` measures it): real phrasing to tune on, kept apart from the
+held-out questions.
 """
 
 from __future__ import annotations

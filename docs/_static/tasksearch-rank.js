@@ -34,13 +34,17 @@ const TaskSearchRank = (() => {
   const DESCRIBING = new Set(["title", "want", "phrases", "page", "prose", "errors"]);
   const K1 = 1.2; // how soon a word's count stops adding (BM25's usual value)
   const SYNONYM_WEIGHT = 0.5; // a synonym counts half as much as the reader's own word
-  // A query should match all its words: an entry's score is multiplied by its coverage,
-  // the share of the query's words it holds (in its own text: a word of its page's title
-  // alone does not count). Each word counts twice over: once as one word, once by its
-  // rarity (idf), and coverage is the geometric mean of the two shares. A forum post's
-  // common words ("difference", "after", "few") then cost an entry that lacks them less
-  // than its rare ones ("nan", "permute"); counted alone, an entry holding only the
-  // common ones outranked the one holding what the reader asked about.
+  // A query should match all its words: an entry's score is multiplied by its coverage
+  // (to the power COVERAGE), the share of the query's words it holds (in its own text: a
+  // word of its page's title alone does not count). Each word counts twice over: once as
+  // one word, once by its rarity (idf), and coverage is the geometric mean of the two
+  // shares. A forum post's common words ("difference", "after", "few") then cost an entry
+  // that lacks them less than its rare ones ("nan", "permute"); counted alone, an entry
+  // holding only the common ones outranked the one holding what the reader asked about.
+  // The power softens it: questions carry words beside the point ("in layman terms",
+  // "during training"), and at full strength an entry that happened to hold them beat
+  // the one that answers.
+  const COVERAGE = 0.5;
   // A pasted error: its printed messages weigh this much more, and an entry whose message
   // the paste contains (word pairs in order) gains up to ERROR_MATCH.
   const PASTED_ERRORS_WEIGHT = 8;
@@ -55,6 +59,9 @@ const TaskSearchRank = (() => {
   // API. Its entry gains this share of its score; an entry whose name ends in the same
   // part under another prefix ("x.view" for torch.Tensor.view) gains half of it.
   const NAMED = 0.5;
+  // An entry whose heading writes the name among other words ("Stop tracking: detach",
+  // "zero_grad and the optimizer's state") gains this share when the query names it.
+  const HEADING_NAMED = 0.5;
   // A word this long that no entry holds is read as a typo of the index's words one slip
   // from it; shorter words have too many neighbours ("grad" and "gard").
   const TYPO_LETTERS = 5;
@@ -223,10 +230,18 @@ const TaskSearchRank = (() => {
 
   /**
    * How much an entry is the API a query names: 1 when its dotted name ends in the parts
-   * the query wrote, 1/2 when only the last part is the same, 0 when none is.
+   * the query wrote, 1/2 when only the last part is the same, 0 when none is. An entry
+   * whose heading is not an API's name is HEADING_NAMED when its heading writes the name.
    */
   const named = (s, q) => {
-    if (!s.api) return 0;
+    if (!s.api) {
+      for (const { parts, cased } of q.codeNames) {
+        const last = parts[parts.length - 1];
+        for (const name of s.headingNames)
+          if (cased ? name === last : name.toLowerCase() === last) return HEADING_NAMED;
+      }
+      return 0;
+    }
     let best = 0;
     for (const { parts, cased } of q.codeNames) {
       const api = cased ? s.api : s.api.map((p) => p.toLowerCase());
@@ -303,6 +318,9 @@ const TaskSearchRank = (() => {
       snippet,
       name: title.toLowerCase(),
       api: apiParts(title),
+      headingWords: (title.match(/[A-Za-z_][\w.]*\w/g) || []).map((t) =>
+        t.split(".").filter(Boolean).pop().replace(/_$/, ""),
+      ),
       phraseNames: new Set(phraseNames ? phraseNames.split("\n") : []),
       fields: FIELD_NAMES.map((name) => fieldOf(name, lists[name])),
       lengths: FIELD_NAMES.map((name) => lists[name].length),
@@ -329,6 +347,17 @@ const TaskSearchRank = (() => {
     const pageWords = data.titles.map(stems);
     index.sections = data.sections.map((row) => readSection(row, data.fields, pageWords));
     index.sections.forEach((s, i) => (s.i = i));
+    // The names a heading writes: a word that looks like code (no_grad, BatchNorm), or
+    // that is the last part of an API an entry is about ("detach", of torch.Tensor.detach).
+    const apiNames = new Set(
+      index.sections.filter((s) => s.api).map((s) => s.api[s.api.length - 1].toLowerCase()),
+    );
+    const isName = (word) =>
+      word.includes("_") ||
+      /[a-z][A-Z]/.test(word) ||
+      (apiNames.has(word.toLowerCase()) && !index.stop.has(word.toLowerCase()));
+    for (const s of index.sections)
+      s.headingNames = new Set(s.api ? [] : s.headingWords.filter(isName));
     // Every word any entry holds, in any field: what a query's word is looked up in.
     index.vocabulary = new Set(
       index.sections.flatMap((s) => s.fields.flatMap((f) => [...f.keys()])),
@@ -614,7 +643,8 @@ const TaskSearchRank = (() => {
     if (q.pasted) total += ERROR_MATCH * errorMatch(s, q.message);
     else if (q.units.length) {
       const share = matched / q.units.length;
-      total *= q.rarityTotal ? Math.sqrt(share * (rare / q.rarityTotal)) : share;
+      const coverage = q.rarityTotal ? Math.sqrt(share * (rare / q.rarityTotal)) : share;
+      total *= coverage ** COVERAGE;
     }
     if (!total) return 0;
     const direction = q.phrases ? s.phrasesDirection : s.direction;
