@@ -371,3 +371,22 @@ def test_a_rank_s_line_that_tee_passed_on_in_two_pieces_is_joined():
     assert join_split_lines(three) == "[rank1]: ab\n"
     other = "[rank1]: says [rank0]: as text\n"  # another rank's prefix is not a continuation
     assert join_split_lines(other) == other
+
+
+def test_a_script_s_run_leaves_no_torchrun_logs_behind():
+    # torchrun keeps a run's logs in a torchelastic_* folder of the temporary directory and
+    # never removes it: the build's runs put it in the script's own folder, which goes.
+    from cheatsheet._blocks import run_script
+
+    code = textwrap.dedent("""\
+        # torchrun --nproc-per-node=1 where.py
+        import os
+        print("logs", os.environ["TORCHELASTIC_ERROR_FILE"])
+        print("folder", os.getcwd())
+    """)
+    result = run_script(code)
+    assert result.returncode == 0, result.output
+    said = dict(line.split(" ", 1) for line in result.output.splitlines() if " " in line)
+    logs, folder = Path(said["logs"]), Path(said["folder"])
+    assert logs.is_relative_to(folder), (logs, folder)
+    assert not folder.exists()

@@ -382,8 +382,11 @@ def run_script(
         raise ValueError("a script for torchrun starts with # torchrun --nproc-per-node=N name.py")
     with tempfile.TemporaryDirectory(prefix="torchrun-block-") as folder:
         Path(folder, launch.script).write_text(code, encoding="utf-8")
+        # TMPDIR: torchrun keeps each run's logs in a torchelastic_* folder of the temporary
+        # directory and never removes it; in the script's folder they go with it (a build
+        # left about 40 in /tmp).
         shell = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin{os.pathsep}/bin",
-                 "HOME": folder, "LANG": "C.UTF-8"}  # fmt: skip
+                 "HOME": folder, "TMPDIR": folder, "LANG": "C.UTF-8"}  # fmt: skip
         try:
             return torchrun.run(launch.script, launch.ranks, timeout_s=timeout_s, env=shell,
                                 cwd=folder, rank_prefixes=rank_prefixes)  # fmt: skip
