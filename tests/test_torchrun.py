@@ -80,6 +80,12 @@ def _nothing_left_behind():
     assert _children_of_this_process() <= before, "a run left a process behind"
 
 
+@pytest.fixture(autouse=True)
+def _torchrun_logs_in_the_test_s_folder(tmp_path, monkeypatch):
+    # torchrun leaves a torchelastic_* folder of logs in the temporary directory per run.
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+
+
 @pytest.fixture(params=["namespace", "no namespace"])
 def isolation(request, monkeypatch) -> str:
     """Run under both setups: with a network namespace, and as where none is allowed."""
