@@ -168,8 +168,8 @@ def test_a_name_written_as_code_finds_the_entry_whose_heading_names_it_among_oth
     page, base_url
 ):
     # Neither heading is an API's name ("Stop tracking: detach", "zero_grad and the
-    # optimizer's state"); before, the entries on copies and on the training step, which
-    # share the other words, came first.
+    # optimizer's state"); before, the entries on moving a tensor between devices and on
+    # the training loop, which share the other words, came first.
     queries = {
         "what does x.detach() return": {"basics-detach"},
         "where to put zero_grad() in the loop": {"pt2-optimizers-state", "basics-zero-grad"},
@@ -182,8 +182,9 @@ def test_a_name_written_as_code_finds_the_entry_whose_heading_names_it_among_oth
 @pytest.mark.site
 @pytest.mark.browser
 def test_words_beside_the_point_cost_the_answer_less_than_the_question_s_words(page, base_url):
-    # "explained", "simply", "my", "training": an entry holding one of them beside one of
-    # the reader's words came first while coverage counted at full strength.
+    # "explained", "simply", "training": an entry holding one of them beside one of the
+    # reader's words (graph breaks, profiling a training step) came first while coverage
+    # counted at full strength.
     queries = {
         "cat vs stack explained simply": "basics-cat-stack",
         "torch.compile to speed up my training": "pt2-compile-essentials-module",
