@@ -48,6 +48,11 @@ def task_search(
     )
 
 
+def anchors(found: dict[str, list[dict[str, str]]]) -> dict[str, list[str]]:
+    """Each query's results as the anchors of their entries, best first."""
+    return {q: [r["href"].partition("#")[2] for r in results] for q, results in found.items()}
+
+
 def hit_rates(found: dict[str, list[dict[str, str]]]) -> tuple[float, float, dict[str, list]]:
     """Top-1 and top-3 shares of the tuning set, and the queries missed in the top 3."""
     ranks = {q: hits(expected, found[q]) for q, expected in QUERIES.items()}
@@ -157,8 +162,8 @@ def test_an_api_a_sentence_writes_as_code_comes_first(page, base_url):
         "GRU hidden state shape": "#api-nn-gru",
         "what does Tensor.contiguous() do": "#api-torch-tensor-contiguous",
     }
-    found = task_search(page, base_url, list(queries))
-    firsts = {q: found[q][0]["href"].split("/")[-1].partition("#")[2] for q in queries}
+    found = anchors(task_search(page, base_url, list(queries)))
+    firsts = {q: found[q][0] for q in queries}
     assert firsts == {q: anchor[1:] for q, anchor in queries.items()}
 
 
@@ -174,9 +179,9 @@ def test_a_name_written_as_code_finds_the_entry_whose_heading_names_it_among_oth
         "what does x.detach() return": {"basics-detach"},
         "where to put zero_grad() in the loop": {"pt2-optimizers-state", "basics-zero-grad"},
     }
-    found = task_search(page, base_url, list(queries))
-    firsts = {q: found[q][0]["href"].partition("#")[2] for q in queries}
-    assert all(firsts[q] in anchors for q, anchors in queries.items()), firsts
+    found = anchors(task_search(page, base_url, list(queries)))
+    firsts = {q: found[q][0] for q in queries}
+    assert all(firsts[q] in wanted for q, wanted in queries.items()), firsts
 
 
 @pytest.mark.site
@@ -189,8 +194,8 @@ def test_words_beside_the_point_cost_the_answer_less_than_the_question_s_words(p
         "cat vs stack explained simply": "basics-cat-stack",
         "torch.compile to speed up my training": "pt2-compile-essentials-module",
     }
-    found = task_search(page, base_url, list(queries))
-    firsts = {q: found[q][0]["href"].partition("#")[2] for q in queries}
+    found = anchors(task_search(page, base_url, list(queries)))
+    firsts = {q: found[q][0] for q in queries}
     assert firsts == queries
 
 
@@ -209,8 +214,7 @@ def test_the_field_s_other_words_for_a_thing_find_it(page, base_url):
         "why is the first epoch so slow with torch.compile": "pt2-compile-in-practice-cost",
         "predict on a single image": "basics-predict",
     }
-    found = task_search(page, base_url, [*in_top_3, *first])
-    ranks = {q: [r["href"].partition("#")[2] for r in found[q]] for q in found}
+    ranks = anchors(task_search(page, base_url, [*in_top_3, *first]))
     assert all(in_top_3[q] in ranks[q][:3] for q in in_top_3), ranks
     assert {q: ranks[q][0] for q in first} == first, ranks
 

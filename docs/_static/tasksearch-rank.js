@@ -318,9 +318,6 @@ const TaskSearchRank = (() => {
       snippet,
       name: title.toLowerCase(),
       api: apiParts(title),
-      headingWords: (title.match(/[A-Za-z_][\w.]*\w/g) || []).map((t) =>
-        t.split(".").filter(Boolean).pop().replace(/_$/, ""),
-      ),
       phraseNames: new Set(phraseNames ? phraseNames.split("\n") : []),
       fields: FIELD_NAMES.map((name) => fieldOf(name, lists[name])),
       lengths: FIELD_NAMES.map((name) => lists[name].length),
@@ -356,8 +353,12 @@ const TaskSearchRank = (() => {
       word.includes("_") ||
       /[a-z][A-Z]/.test(word) ||
       (apiNames.has(word.toLowerCase()) && !index.stop.has(word.toLowerCase()));
-    for (const s of index.sections)
-      s.headingNames = new Set(s.api ? [] : s.headingWords.filter(isName));
+    for (const s of index.sections) {
+      const words = (s.title.match(/[A-Za-z_][\w.]*\w/g) || []).map((t) =>
+        t.split(".").filter(Boolean).pop().replace(/_$/, ""),
+      );
+      s.headingNames = new Set(s.api ? [] : words.filter(isName));
+    }
     // Every word any entry holds, in any field: what a query's word is looked up in.
     index.vocabulary = new Set(
       index.sections.flatMap((s) => s.fields.flatMap((f) => [...f.keys()])),
